@@ -1,0 +1,36 @@
+# The two set-up commands: `make run` serves the demo, `make test` runs every test.
+SHELL := /bin/bash
+export PATH := $(CURDIR)/.tools/venv/bin:$(PATH)
+BIND ?= 127.0.0.1:8080
+E2E_PORT ?= 18931
+
+.PHONY: run test build web lint bench e2e tools
+
+run: tools web
+	cargo build --release
+	./target/release/outfall serve --data data/clay --bind $(BIND) --web web
+
+# Unit and integration tests (Rust, incl. the GDAL client test), lint, then the browser test.
+test: tools web
+	scripts/ensure-tools.sh test
+	cargo fmt --check
+	cargo clippy --all-targets -- -D warnings
+	cargo test --all-targets
+	$(MAKE) e2e
+
+tools:
+	@scripts/ensure-tools.sh build
+
+web: web/node_modules/.package-lock.json
+
+web/node_modules/.package-lock.json: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	touch $@
+
+# The viewer in headless Debian chromium against the real server on a loopback port.
+e2e: web
+	cargo build
+	scripts/e2e.sh $(E2E_PORT)
+
+bench: tools
+	cargo bench

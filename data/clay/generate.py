@@ -1,0 +1,814 @@
+#!/usr/bin/env python3
+"""Generate the Outfall demo data set for the Town of Clay, NY (ILLUSTRATIVE data).
+
+Every file in this directory except README.md is written by this script:
+outfall.toml, flowlines.geojson, waterbodies.geojson, impaired_303d.csv,
+tmdl_watersheds.geojson, town_boundary.geojson, parcels.{shp,shx,dbf,prj},
+sites.geojson, disturbance.geojson, and expected_results.md (the expected
+per-site numbers that README.md quotes).
+
+The generated files are committed to the repository; this script is only
+re-run by developers who change the demo. It is deterministic (fixed seed,
+no network, no reading of outside data): all coordinates below were typed by
+hand, using the real DEC monitoring points and TIGER water polygons only as a
+visual reference. Stream courses, parcels, sites and disturbance are made up.
+Real parts: water names, NYSDEC PWL IDs and the 303(d) rows transcribed from
+the OEI summary table of the 2012 NYS 303(d) list (see README.md).
+
+Requirements (developers only): Python 3.11, `pip install pyshp pyproj shapely`.
+
+Usage: python3 generate.py            (writes next to this file)
+"""
+
+import csv
+import json
+import math
+import os
+import random
+from datetime import date
+
+import shapefile  # pyshp
+from pyproj import CRS, Geod, Transformer
+from pyproj.enums import WktVersion
+from shapely.geometry import LineString, Point, Polygon, mapping
+from shapely.geometry.polygon import orient
+import shapely
+from shapely.ops import nearest_points, unary_union
+
+OUT = os.path.dirname(os.path.abspath(__file__))
+SEED = 20261129
+RNG = random.Random(SEED)
+GEOD = Geod(ellps="WGS84")
+SQM_PER_ACRE = 4046.8564224
+TO_2261 = Transformer.from_crs("EPSG:4326", "EPSG:2261", always_xy=True)
+FROM_2261 = Transformer.from_crs("EPSG:2261", "EPSG:4326", always_xy=True)
+TO_UTM = Transformer.from_crs("EPSG:4326", "EPSG:32618", always_xy=True)
+ND = 7  # decimals of lon/lat in the output
+
+# Rules used for the expected-results table (same as the Clay defaults in outfall.toml).
+LDA_ACRES = 1.0
+COND_B_ACRES = 5.0
+MAX_AT_ONCE = 5.0
+SEARCH_RADIUS_M = 1000.0
+COND_A_DOWNSTREAM_M = 1609.344
+CONSTRUCTION_POLLUTANTS = ["sediment", "silt", "siltation", "turbidity", "total suspended solids",
+                           "tss", "phosphorus", "nutrient", "nitrogen"]
+
+
+def r7(v):
+    return round(v, ND)
+
+
+def rpt(p):
+    return (r7(p[0]), r7(p[1]))
+
+
+# --------------------------------------------------------------------------------------------
+# 1. Stream network (hand-digitized, lon/lat WGS84, IN FLOW DIRECTION).
+#    A tributary's last vertex is exactly a vertex of the stream it enters; streams are split
+#    into reaches at every such vertex (and every few vertices), so the last vertex of a reach
+#    equals the first vertex of the downstream reach.
+# --------------------------------------------------------------------------------------------
+# Anchors: DEC monitoring sites (stream_monitoring_sites_aoi.geojson) lie on these vertices:
+#   07-MUDE-4.4 (-76.18229, 43.1623) Mud Creek          07-ONID-4.0 (-76.217766, 43.204676) Oneida R.
+#   07-ONID-0.7 (-76.26944, 43.20639) Oneida R.         07-LRNC_29-0.2 (-76.27665, 43.20139) Oneida R.
+#   07-SAWM-0.6 (-76.22694, 43.11833) Sawmill Creek     07-BLDY-0.2 (-76.2016, 43.0973) Bloody Brook
+#   07-LEY-0.4 (-76.1711, 43.07694) Ley Creek           07-LEY-2.1 (-76.145, 43.09) Ley Creek
+#   07-ONDO-0.9 (-76.24731, 43.11939) Onondaga L. Outlet 07-SEOS-6.5 (-76.24905, 43.129825) Seneca R.
+#   07-SEOS-9.5 (-76.293662, 43.135018) Seneca R.       07-OSWE-19.4 (-76.33467, 43.24379) Oswego R.
+THREE_RIVERS = (-76.2845, 43.2015)
+LEY_MOUTH = (-76.1775, 43.0805)
+LAKE_SPLIT = (-76.1990, 43.0895)   # midpoint of the northern/southern lake segment line
+LAKE_EXIT = (-76.2425, 43.1160)
+
+STREAMS = [
+    # key, name, pwl_id, vertices (flow direction), vertices per reach (approx.)
+    ("oswego", "Oswego River", "0701-0021", [
+        THREE_RIVERS, (-76.2855, 43.2060), (-76.2870, 43.2120), (-76.2910, 43.2170),
+        (-76.2970, 43.2215), (-76.3040, 43.2270), (-76.3100, 43.2300), (-76.3180, 43.2302),
+        (-76.3250, 43.2320), (-76.3300, 43.2370), (-76.33467, 43.24379)], 4),
+    ("oneida", "Oneida River", "0703-0020", [
+        (-76.1440, 43.2405), (-76.1550, 43.2440), (-76.1700, 43.2465), (-76.1860, 43.2416),
+        (-76.2000, 43.2375), (-76.2060, 43.2330), (-76.2045, 43.2250), (-76.2080, 43.2170),
+        (-76.2125, 43.2110), (-76.2130, 43.2090), (-76.2155, 43.2055), (-76.217766, 43.204676),
+        (-76.2250, 43.2050), (-76.2330, 43.2060), (-76.2380, 43.2100), (-76.2430, 43.2140),
+        (-76.2520, 43.2150), (-76.2600, 43.2125), (-76.2650, 43.2095), (-76.26944, 43.20639),
+        (-76.2740, 43.2030), (-76.27665, 43.20139), THREE_RIVERS], 3),
+    ("seneca_up", "Seneca River", "0701-0008", [
+        (-76.293662, 43.135018), (-76.2850, 43.1310), (-76.2750, 43.1265), (-76.2650, 43.1235),
+        (-76.2560, 43.1240), (-76.2495, 43.1255)], 3),
+    ("seneca", "Seneca River", "0701-0001", [
+        (-76.2495, 43.1255), (-76.24905, 43.129825), (-76.2410, 43.1335), (-76.2395, 43.1400),
+        (-76.2430, 43.1480), (-76.2480, 43.1540), (-76.2560, 43.1600), (-76.2660, 43.1650),
+        (-76.2740, 43.1705), (-76.2800, 43.1770), (-76.2795, 43.1840), (-76.2790, 43.1890),
+        (-76.2830, 43.1935), (-76.28306, 43.19861), THREE_RIVERS], 3),
+    ("outlet", "Onondaga Lake Outlet", "0702-0020", [
+        LAKE_EXIT, (-76.2450, 43.1180), (-76.24731, 43.11939), (-76.2490, 43.1225),
+        (-76.2495, 43.1255)], 2),
+    # artificial path through Onondaga Lake: southern end (0702-0021) then northern end (0702-0003)
+    ("lake_s", "Onondaga Lake", "0702-0021", [LEY_MOUTH, (-76.1900, 43.0840), LAKE_SPLIT], 3),
+    ("lake_n", "Onondaga Lake", "0702-0003", [
+        LAKE_SPLIT, (-76.2080, 43.0950), (-76.2180, 43.1000), (-76.2280, 43.1060),
+        (-76.2365, 43.1125), LAKE_EXIT], 2),
+    ("ley", "Ley Creek", "0702-0001", [
+        (-76.1200, 43.0950), (-76.1330, 43.0920), (-76.1450, 43.0900), (-76.1550, 43.0860),
+        (-76.1640, 43.0800), (-76.1711, 43.07694), LEY_MOUTH], 3),
+    ("ley_t", "", "0702-0001", [
+        (-76.1600, 43.1290), (-76.1530, 43.1220), (-76.1510, 43.1120), (-76.1535, 43.1010),
+        (-76.1548, 43.0920), (-76.1550, 43.0860)], 3),
+    ("bloody", "Bloody Brook", "0702-0006", [
+        (-76.1880, 43.1330), (-76.1920, 43.1250), (-76.1950, 43.1170), (-76.1975, 43.1090),
+        (-76.2000, 43.1020), (-76.2016, 43.0973), (-76.2030, 43.0955), (-76.2080, 43.0950)], 3),
+    ("bloody_t", "", "0702-0006", [(-76.1800, 43.1200), (-76.1880, 43.1150), (-76.1950, 43.1170)], 3),
+    ("sawmill", "Sawmill Creek", "0702-0022", [
+        (-76.2100, 43.1480), (-76.2130, 43.1400), (-76.2170, 43.1320), (-76.2210, 43.1250),
+        (-76.22694, 43.11833), (-76.2310, 43.1160), (-76.2365, 43.1125)], 3),
+    ("sawmill_t", "", "0702-0022", [(-76.2250, 43.1550), (-76.2230, 43.1450), (-76.2170, 43.1320)], 3),
+    ("mud", "Mud Creek", "0703-0046", [
+        (-76.1740, 43.1330), (-76.1760, 43.1420), (-76.1790, 43.1520), (-76.18229, 43.1623),
+        (-76.1870, 43.1700), (-76.1930, 43.1790), (-76.1980, 43.1880), (-76.2045, 43.1975),
+        (-76.2085, 43.2035), (-76.2130, 43.2090)], 3),
+    ("mud_tw", "", "0703-0046", [
+        (-76.2100, 43.1620), (-76.2000, 43.1650), (-76.1930, 43.1680), (-76.1870, 43.1700)], 3),
+    ("mud_te", "", "0703-0046", [
+        (-76.1700, 43.1950), (-76.1820, 43.1930), (-76.1930, 43.1905), (-76.1980, 43.1880)], 3),
+    ("beartrap", "Beartrap Creek", "0703-0046", [
+        (-76.1330, 43.1480), (-76.1420, 43.1540), (-76.1520, 43.1610), (-76.1630, 43.1680),
+        (-76.1740, 43.1740), (-76.1850, 43.1780), (-76.1930, 43.1790)], 3),
+    ("caughdenoy", "Caughdenoy Creek", "0703-0048", [
+        (-76.1380, 43.1980), (-76.1470, 43.2060), (-76.1560, 43.2150), (-76.1650, 43.2250),
+        (-76.1760, 43.2340), (-76.1860, 43.2416)], 3),
+    ("caughdenoy_t", "", "0703-0048", [(-76.1300, 43.2150), (-76.1450, 43.2170), (-76.1560, 43.2150)], 3),
+    ("oneida_t", "", "", [(-76.2400, 43.1900), (-76.2385, 43.1960), (-76.2330, 43.2060)], 3),
+    ("seneca_t", "", "0701-0030", [(-76.2600, 43.1900), (-76.2650, 43.1800), (-76.2740, 43.1705)], 3),
+]
+
+
+def build_reaches():
+    verts = {k: [rpt(p) for p in v] for k, _, _, v, _ in STREAMS}
+    ends = {}  # junction vertices: last vertex of each stream
+    for k, v in verts.items():
+        ends.setdefault(v[-1], []).append(k)
+    reaches = []
+    n = 0
+    for k, name, pwl, _, step in STREAMS:
+        v = verts[k]
+        cut = {0, len(v) - 1}
+        for i, p in enumerate(v):
+            if 0 < i < len(v) - 1 and p in ends:
+                cut.add(i)
+        # extra cuts so reaches are ~step segments long
+        last = 0
+        for i in range(1, len(v)):
+            if i in cut:
+                last = i
+            elif i - last >= step and (len(v) - 1 - i) >= 1:
+                cut.add(i)
+                last = i
+        idx = sorted(cut)
+        for a, b in zip(idx, idx[1:]):
+            n += 1
+            reaches.append({"reach_id": f"R{n:03d}", "name": name, "pwl_id": pwl, "stream": k,
+                            "coords": v[a:b + 1]})
+    # checks: every stream end except the outlet is the start of exactly one reach
+    starts = {}
+    for r in reaches:
+        starts.setdefault(r["coords"][0], []).append(r["reach_id"])
+    for r in reaches:
+        e = r["coords"][-1]
+        if r["stream"] == "oswego" and e == rpt((-76.33467, 43.24379)):
+            continue
+        assert len(starts.get(e, [])) == 1, (r["reach_id"], e, starts.get(e))
+    return reaches
+
+
+# --------------------------------------------------------------------------------------------
+# 2. Waterbodies, TMDL watershed, town boundary (hand-made, CCW outer rings)
+# --------------------------------------------------------------------------------------------
+SPLIT_W = (-76.2075, 43.0885)
+SPLIT_E = (-76.1905, 43.0905)
+LAKE_NORTH = [SPLIT_W, SPLIT_E, (-76.1945, 43.0928), (-76.1990, 43.0948), (-76.2025, 43.0960),
+              (-76.2065, 43.0998), (-76.2120, 43.1025), (-76.2180, 43.1052), (-76.2240, 43.1088),
+              (-76.2290, 43.1122), (-76.2335, 43.1148), (-76.2375, 43.1160), (-76.2415, 43.1163),
+              (-76.2445, 43.1150), (-76.2455, 43.1125), (-76.2440, 43.1080), (-76.2410, 43.1040),
+              (-76.2375, 43.0990), (-76.2340, 43.0945), (-76.2310, 43.0905), (-76.2270, 43.0885),
+              (-76.2200, 43.0890), (-76.2130, 43.0893)]
+LAKE_SOUTH = [SPLIT_W, (-76.2068, 43.0850), (-76.2050, 43.0815), (-76.2000, 43.0790),
+              (-76.1965, 43.0755), (-76.1950, 43.0710), (-76.1920, 43.0660), (-76.1860, 43.0640),
+              (-76.1800, 43.0665), (-76.1755, 43.0720), (-76.1745, 43.0770), (-76.1765, 43.0800),
+              (-76.1800, 43.0825), (-76.1840, 43.0855), (-76.1875, 43.0885), SPLIT_E]
+
+
+def ngon(c, rx_m, ry_m, n=10, rot=0.3):
+    lat = math.radians(c[1])
+    pts = []
+    for i in range(n):
+        a = rot + 2 * math.pi * i / n
+        wob = 1.0 + 0.12 * math.sin(3 * a)
+        pts.append((c[0] + rx_m * wob * math.cos(a) / (111320 * math.cos(lat)),
+                    c[1] + ry_m * wob * math.sin(a) / 110570))
+    return pts
+
+
+WATERBODIES = [
+    ("W01", "Onondaga Lake", "0702-0003", LAKE_NORTH),
+    ("W02", "Onondaga Lake", "0702-0021", LAKE_SOUTH),
+    ("W03", "", "", ngon((-76.2012, 43.1970), 130, 160)),   # unnamed pond near Mud Creek
+    ("W04", "", "", ngon((-76.2203, 43.1873), 70, 95, n=8)),  # unnamed pond off Route 57
+]
+
+# Onondaga Lake phosphorus TMDL watershed, only the part in/near southern Clay (hand-drawn,
+# simplified): Sawmill Creek, Bloody Brook, the Ley Creek tributary and the lake's north end.
+TMDL = [(-76.2480, 43.1120), (-76.2330, 43.0700), (-76.1900, 43.0580), (-76.1100, 43.0800),
+        (-76.1250, 43.1320), (-76.1580, 43.1340), (-76.1650, 43.1310), (-76.1800, 43.1300),
+        (-76.1830, 43.1380), (-76.1950, 43.1420), (-76.2050, 43.1530), (-76.2200, 43.1620),
+        (-76.2320, 43.1600), (-76.2370, 43.1420), (-76.2360, 43.1350), (-76.2420, 43.1200)]
+
+# Town of Clay, simplified by hand from the TIGER 2010 outline (about 100-300 m generalisation).
+TOWN = [(-76.128, 43.119), (-76.205, 43.115), (-76.222, 43.126), (-76.238, 43.138), (-76.237, 43.150),
+        (-76.245, 43.159), (-76.262, 43.166), (-76.278, 43.178), (-76.276, 43.189), (-76.283, 43.197),
+        (-76.270, 43.206), (-76.262, 43.218), (-76.268, 43.233), (-76.276, 43.239), (-76.258, 43.237),
+        (-76.245, 43.215), (-76.224, 43.205), (-76.210, 43.207), (-76.206, 43.217), (-76.199, 43.213),
+        (-76.194, 43.217), (-76.203, 43.222), (-76.205, 43.237), (-76.213, 43.240), (-76.209, 43.264),
+        (-76.212, 43.267), (-76.203, 43.272), (-76.186, 43.259), (-76.169, 43.247), (-76.158, 43.243),
+        (-76.156, 43.216), (-76.144, 43.217), (-76.136, 43.175), (-76.132, 43.174), (-76.130, 43.147)]
+
+
+# --------------------------------------------------------------------------------------------
+# 3. Sites, parcels, disturbance. Each site sits in a block of lots along a (not mapped) road.
+#    Local frame: feet, u along the road, v away from it; road right-of-way is |v| < 33 ft.
+#    The site's own lots start at u = 0 on the north side (v from 33 to 33 + depth).
+# --------------------------------------------------------------------------------------------
+ROW = 33.0
+SITES = [
+    dict(id="S01", name="Route 31 retail pad", status="active", road="State Route 31", hn=4610,
+         applicant="Clay Retail Partners LLC (fictitious)", center=(-76.1790, 43.1660), rot=8,
+         lots=[(300, 420, "330"), (260, 420, "330")], nbr="commercial", approved_swppp=True,
+         phases=[("1", [[(40, 93), (470, 93), (470, 153), (640, 153), (640, 283), (470, 283),
+                         (470, 433), (40, 433)]], "2026-04-15", "2026-10-31")]),
+    dict(id="S02", name="Single-family home, Henry Clay Blvd", status="active", road="Henry Clay Blvd",
+         hn=7421, applicant="private owner (fictitious)", center=(-76.2040, 43.1590), rot=-75,
+         lots=[(330, 560, "210")], nbr="residential", single_family=True,
+         phases=[("1", [[(60, 113), (290, 113), (290, 416), (60, 416)]], "2026-05-15", "2026-12-15")]),
+    dict(id="S03", name="Caughdenoy Meadows subdivision (phased)", status="active", road="Caughdenoy Rd",
+         hn=8850, applicant="Caughdenoy Meadows Development LLC (fictitious)", center=(-76.1560, 43.2050),
+         rot=80, lots=[(900, 700, "311")], nbr="rural", common_plan=True, approved_swppp=True,
+         phases=[("1", [[(30, 63), (430, 63), (430, 390), (30, 390)]], "2026-04-01", "2026-08-31"),
+                 ("2", [[(450, 63), (870, 63), (870, 250), (450, 250)]], "2026-08-15", "2026-12-31"),
+                 ("3", [[(450, 273), (870, 273), (870, 533), (450, 533)]], "2027-01-01", "2027-06-30")]),
+    dict(id="S04", name="Taft Road distribution center", status="active", road="Taft Rd", hn=5120,
+         applicant="Northern Logistics Park LLC (fictitious)", center=(-76.1480, 43.1250), rot=-4,
+         lots=[(700, 800, "449"), (500, 800, "340")], nbr="commercial", approved_swppp=False,
+         phases=[("1", [[(40, 73), (540, 73), (540, 474), (40, 474)]], "2026-05-01", "2026-12-31"),
+                 ("2", [[(600, 73), (1100, 73), (1100, 413), (600, 413)]], "2026-09-01", "2027-05-31")]),
+    dict(id="S05", name="Soule Road residences", status="active", road="Soule Rd", hn=4302,
+         applicant="Soule Road Residences LLC (fictitious)", center=(-76.2260, 43.1480), rot=15,
+         lots=[(700, 500, "311")], nbr="residential", approved_swppp=True,
+         phases=[("1", [[(40, 73), (440, 73), (440, 353), (40, 353)]], "2026-04-01", "2026-09-30"),
+                 ("2", [[(300, 133), (620, 133), (620, 453), (300, 453)]], "2026-08-01", "2027-03-31"),
+                 ("2B", [[(200, 233), (500, 233), (500, 453), (200, 453)]], "2026-10-01", "2027-03-31")]),
+    dict(id="S06", name="Buckley Road self-storage", status="active", road="Buckley Rd", hn=7900,
+         applicant="Buckley Storage Partners LLC (fictitious)", center=(-76.1700, 43.1380), rot=88,
+         lots=[(400, 450, "330")], nbr="commercial", approved_swppp=True,
+         outfall=(-76.1586, 43.1278),
+         phases=[("1", [[(40, 73), (360, 73), (360, 423), (40, 423)]], "2026-06-01", "2026-11-30")]),
+    dict(id="S07", name="Farm barn and lane, Wetzel Rd", status="active", road="Wetzel Rd", hn=3975,
+         applicant="Hollow Oak Farm (fictitious)", center=(-76.1450, 43.1620), rot=-20,
+         lots=[(1300, 1100, "105")], nbr="rural", agricultural=True, exemptions="agriculture",
+         phases=[("1", [[(500, 533), (620, 533), (620, 43), (680, 43), (680, 533), (800, 533),
+                         (800, 833), (500, 833)]], "2026-04-15", "2026-10-31")]),
+    dict(id="S08", name="Stonegate lot 7 (part of Stonegate subdivision)", status="active",
+         road="Verplank Rd", hn=4217, applicant="Stonegate Builders Inc. (fictitious)",
+         center=(-76.2380, 43.1860), rot=5, lots=[(150, 260, "311")], nbr="subdivision",
+         common_plan=True, approved_swppp=True,
+         phases=[("1", [[(15, 53), (135, 53), (135, 271), (15, 271)]], "2026-05-01", "2026-09-30")]),
+    dict(id="S09", name="Henry Clay Blvd parking lot expansion", status="stabilized",
+         road="Henry Clay Blvd", hn=3810, applicant="Liverpool Auto Care (fictitious)",
+         center=(-76.1840, 43.1210), rot=-70, lots=[(180, 200, "484")], nbr="commercial",
+         phases=[("1", [[(20, 53), (160, 53), (160, 193), (20, 193)]], "2026-03-01", "2026-06-30")]),
+    dict(id="S10", name="Moyers Corners retail (Oswego Rd)", status="active", road="Oswego Rd", hn=7655,
+         applicant="Moyers Corners Commons LLC (fictitious)", center=(-76.2330, 43.1730), rot=-35,
+         lots=[(350, 400, "330")], nbr="commercial", approved_swppp=True,
+         phases=[("1", [[(30, 63), (320, 63), (320, 378), (30, 378)]], "2026-07-01", "2027-04-30")]),
+    dict(id="S11", name="Oswego Rd townhouses (planned)", status="planned", road="Oswego Rd", hn=8520,
+         applicant="Three Rivers Homes LLC (fictitious)", center=(-76.2560, 43.1830), rot=-40,
+         lots=[(400, 600, "311"), (400, 600, "311")], nbr="residential", phases=[]),
+]
+
+NBR = {  # neighbour lot (width range, depth range, classes)
+    "residential": ((85, 120), (170, 220), ["210", "210", "210", "220", "311"]),
+    "subdivision": ((100, 140), (220, 280), ["311", "311", "210", "210"]),
+    "commercial": ((150, 260), (250, 400), ["484", "330", "449", "210", "311"]),
+    "rural": ((180, 320), (350, 600), ["210", "240", "311", "312"]),
+}
+SECTION = {s["id"]: 20 + 7 * i for i, s in enumerate(SITES)}
+
+
+def local_to_2261(site):
+    x0, y0 = TO_2261.transform(*site["center"])
+    th = math.radians(site["rot"])
+    c, s = math.cos(th), math.sin(th)
+    # shift so the site block is centred on `center`
+    w = sum(l[0] for l in site["lots"])
+    d = max(l[1] for l in site["lots"])
+    cu, cv = w / 2.0, ROW + d / 2.0
+
+    def f(u, v):
+        u, v = u - cu, v - cv
+        return (x0 + u * c - v * s, y0 + u * s + v * c)
+    return f
+
+
+def rect(u0, v0, u1, v1):
+    return [(u0, v0), (u1, v0), (u1, v1), (u0, v1)]
+
+
+def sbl(sec, blk, lot):
+    return f"{sec:03d}.-{blk:02d}-{lot:02d}.0"
+
+
+def make_parcels():
+    parcels = []  # dicts: id, address, class, poly2261 (shapely), site
+    for site in SITES:
+        f = local_to_2261(site)
+        sec = SECTION[site["id"]]
+        wr, dr, classes = NBR[site["nbr"]]
+        lots = []  # (u0,v0,u1,v1,class,site_or_None, side)
+        u = 0.0
+        for (w, d, cls) in site["lots"]:
+            lots.append((u, ROW, u + w, ROW + d, cls, site["id"], "N"))
+            u += w
+        w_site = u
+        # north side neighbours, left and right
+        ul = 0.0
+        for _ in range(6):
+            w = RNG.randint(*wr)
+            lots.append((ul - w, ROW, ul, ROW + RNG.randint(*dr), RNG.choice(classes), None, "N"))
+            ul -= w
+        ur = w_site
+        for _ in range(6):
+            w = RNG.randint(*wr)
+            lots.append((ur, ROW, ur + w, ROW + RNG.randint(*dr), RNG.choice(classes), None, "N"))
+            ur += w
+        # south side, same span
+        us = ul
+        while us < ur - 40:
+            w = min(RNG.randint(*wr), ur - us)
+            lots.append((us, -ROW - RNG.randint(*dr), us + w, -ROW, RNG.choice(classes), None, "S"))
+            us += w
+        # farm / large parcels behind the south row and beyond the north row ends
+        dmax = max(dr[1], 0)
+        fv1 = -ROW - dmax - 40
+        span = ur - ul
+        nfarm = 2 if span < 2600 else 3
+        fw = span / nfarm
+        for i in range(nfarm):
+            depth = RNG.randint(900, 1500)
+            lots.append((ul + i * fw, fv1 - depth, ul + (i + 1) * fw - 30, fv1,
+                         RNG.choice(["105", "120", "322", "105"]), None, "F"))
+        # number the lots and address them
+        n_n, n_s, n_f = 0, 0, 0
+        for (u0, v0, u1, v1, cls, sid, side) in sorted(lots, key=lambda l: (l[6], l[0])):
+            poly = Polygon([f(a, b) for a, b in rect(u0, v0, u1, v1)])
+            if side == "N":
+                n_n += 1
+                pid, num = sbl(sec, 1, n_n), site["hn"] + 2 * int((u0 + 5000) // 100) - 100
+            elif side == "S":
+                n_s += 1
+                pid, num = sbl(sec, 2, n_s), site["hn"] + 2 * int((u0 + 5000) // 100) - 99
+            else:
+                n_f += 1
+                pid, num = sbl(sec, 3, n_f), site["hn"] + 2 * int((u0 + 5000) // 100) + 1
+            if sid is not None:
+                addr = f"{site['hn']} {site['road']}"
+            elif side != "F" and cls in ("311", "322", "330", "340"):
+                addr = f"{site['road']} (vacant lot)"
+            elif side == "F":
+                addr = f"{num} {site['road']} (rear)"
+            else:
+                addr = f"{num} {site['road']}"
+            parcels.append(dict(id=pid, address=addr, cls=cls, poly=poly, site=sid))
+    # checks: unique ids, no overlaps
+    ids = [p["id"] for p in parcels]
+    assert len(ids) == len(set(ids))
+    for i, a in enumerate(parcels):
+        for b in parcels[i + 1:]:
+            if a["poly"].intersects(b["poly"]):
+                assert a["poly"].intersection(b["poly"]).area < 1e-3, (a["id"], b["id"])
+    return parcels
+
+
+def ll_poly_from_2261(poly):
+    return shapely.transform(poly, lambda x, y: FROM_2261.transform(x, y), interleaved=False)
+
+
+def geod_acres(geom):
+    """Geodesic acres of a lon/lat (multi)polygon (WGS84 ellipsoid)."""
+    if geom.is_empty:
+        return 0.0
+    polys = [geom] if geom.geom_type == "Polygon" else [g for g in getattr(geom, "geoms", []) if g.geom_type == "Polygon"]
+    total = 0.0
+    for p in polys:
+        total += abs(GEOD.polygon_area_perimeter(*p.exterior.xy)[0])
+        for hole in p.interiors:
+            total -= abs(GEOD.polygon_area_perimeter(*hole.xy)[0])
+    return total / SQM_PER_ACRE
+
+
+def round_poly(poly):
+    """Round a lon/lat polygon to 7 decimals, CCW outer ring (RFC 7946)."""
+    ext = [rpt(p) for p in poly.exterior.coords]
+    p = orient(Polygon(ext), sign=1.0)
+    assert p.is_valid, "invalid polygon"
+    return p
+
+
+# --------------------------------------------------------------------------------------------
+# 4. Writers
+# --------------------------------------------------------------------------------------------
+def fc(features):
+    return {"type": "FeatureCollection", "features": features}
+
+
+def poly_feature(props, poly):
+    ring = [[x, y] for x, y in poly.exterior.coords]
+    return {"type": "Feature", "properties": props, "geometry": {"type": "Polygon", "coordinates": [ring]}}
+
+
+def write_json(name, obj):
+    with open(os.path.join(OUT, name), "w", encoding="utf-8") as fh:
+        json.dump(obj, fh, ensure_ascii=False, separators=(",", ":"))
+        fh.write("\n")
+
+
+def to_utm(geom):
+    return shapely.transform(geom, lambda x, y: TO_UTM.transform(x, y), interleaved=False)
+
+
+def main():
+    reaches = build_reaches()
+    write_json("flowlines.geojson", fc([
+        {"type": "Feature", "properties": {"reach_id": r["reach_id"], "name": r["name"], "pwl_id": r["pwl_id"]},
+         "geometry": {"type": "LineString", "coordinates": [list(p) for p in r["coords"]]}}
+        for r in reaches]))
+
+    wbs = []
+    for wid, name, pwl, ring in WATERBODIES:
+        wbs.append((wid, name, pwl, round_poly(Polygon(ring))))
+    write_json("waterbodies.geojson", fc([poly_feature({"wb_id": w, "name": n, "pwl_id": p}, g)
+                                          for w, n, p, g in wbs]))
+    tmdl = round_poly(Polygon(TMDL))
+    write_json("tmdl_watersheds.geojson", fc([poly_feature({
+        "tmdl_id": "ONONDAGA-LAKE-P-2012", "name": "Onondaga Lake phosphorus TMDL (2012)",
+        "pollutant": "phosphorus", "stormwater_source": True,
+        "note": "hand-drawn simplified part of the watershed near southern Clay; EPA approved 2012-06-29",
+        "source": "NYSDEC web page 'Onondaga Lake Phosphorus TMDL', http://www.dec.ny.gov/chemical/67594.html"},
+        tmdl)]))
+    town = round_poly(Polygon(TOWN))
+    write_json("town_boundary.geojson", fc([poly_feature({
+        "name": "Town of Clay", "note": "simplified by hand from US Census TIGER/Line 2010 (public domain)"},
+        town)]))
+
+    # impaired table: rows transcribed from the OEI table of the 2012 NYS 303(d) list
+    oei = ("Onondaga Environmental Institute (OEI), 'Tributaries' (Our Watershed), Table 1 'Waters in the "
+           "Onondaga Lake Watershed that are currently listed as impaired under the 2012 NYS 303(d) List of "
+           "Impaired Waters', https://oei2.org/our-watershed/tributaries; PWL ID assigned by name match to "
+           "NYSDEC PWL 2023")
+    rows = [
+        ("0702-0003", "Onondaga Lake, northern end", "Dioxin", "Contaminated sediment"),
+        ("0702-0003", "Onondaga Lake, northern end", "mercury", "Contaminated sediment"),
+        ("0702-0003", "Onondaga Lake, northern end", "PCBs", "Contaminated sediment"),
+        ("0702-0003", "Onondaga Lake, northern end", "other toxins", "Contaminated sediment"),
+        ("0702-0021", "Onondaga Lake, southern end", "Dioxin", "Contaminated sediment"),
+        ("0702-0021", "Onondaga Lake, southern end", "mercury", "Contaminated sediment"),
+        ("0702-0021", "Onondaga Lake, southern end", "PCBs", "Contaminated sediment"),
+        ("0702-0021", "Onondaga Lake, southern end", "other toxins", "Contaminated sediment"),
+        ("0702-0021", "Onondaga Lake, southern end", "Pathogen", "CSOs, municipal, urban runoff"),
+        ("0702-0020", "Onondaga Lake Outlet", "Dissolved oxygen/oxygen demand", "Municipal, urban runoff"),
+        ("0702-0001", "Ley Creek and tribs", "pathogens", "CSOs, municipal, urban runoff"),
+        ("0702-0001", "Ley Creek and tribs", "nutrients (phosphorus)", "CSOs, municipal, urban runoff"),
+        ("0702-0001", "Ley Creek and tribs", "ammonia", "CSOs, municipal, urban runoff"),
+        ("0702-0001", "Ley Creek and tribs", "cyanide", "CSOs, municipal, urban runoff"),
+        ("0702-0006", "Bloody Brook and tribs", "Aquatic toxicity", "Unknown"),
+        ("0702-0006", "Bloody Brook and tribs", "Pathogens", "Municipal, urban runoff"),
+    ]
+    with open(os.path.join(OUT, "impaired_303d.csv"), "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["pwl_id", "segment_name", "pollutant", "category", "source", "citation"])
+        for pwl, seg, pol, src in rows:
+            w.writerow([pwl, seg, pol, "5", src, oei])
+    impaired = {}
+    for pwl, seg, pol, _ in rows:
+        impaired.setdefault(pwl, []).append(pol)
+
+    # ---- parcels
+    parcels = make_parcels()
+    w = shapefile.Writer(os.path.join(OUT, "parcels"), shapeType=shapefile.POLYGON)
+    w.field("PARCEL_ID", "C", size=16)
+    w.field("ADDRESS", "C", size=48)
+    w.field("PROP_CLASS", "C", size=3)
+    w.field("ACRES", "N", size=10, decimal=3)
+    for p in parcels:
+        ring = [(round(x, 2), round(y, 2)) for x, y in p["poly"].exterior.coords]
+        cw = orient(Polygon(ring), sign=-1.0)  # shapefile outer rings are clockwise
+        p["poly"] = Polygon(cw.exterior.coords)
+        p["ll"] = ll_poly_from_2261(p["poly"])
+        p["acres"] = geod_acres(p["ll"])
+        w.poly([[list(c) for c in cw.exterior.coords]])
+        w.record(p["id"], p["address"], p["cls"], round(p["acres"], 3))
+    w.close()
+    with open(os.path.join(OUT, "parcels.prj"), "w") as fh:
+        fh.write(CRS.from_epsg(2261).to_wkt(WktVersion.WKT1_ESRI))
+    with open(os.path.join(OUT, "parcels.cpg"), "w") as fh:
+        fh.write("UTF-8")
+
+    # ---- sites and disturbance
+    site_feats, dist_feats, results = [], [], []
+    flow_utm = [(r, to_utm(LineString(r["coords"]))) for r in reaches]
+    wb_utm = [(w_, n, p, to_utm(g)) for w_, n, p, g in wbs]
+    by_start = {r["coords"][0]: r for r in reaches}
+    tmdl_poly = tmdl
+    for site in SITES:
+        sp = [p for p in parcels if p["site"] == site["id"]]
+        site_ll = round_poly(unary_union([p["ll"] for p in sp]).buffer(0))
+        parcels_ll = unary_union([p["ll"] for p in sp])
+        outfall = site.get("outfall")
+        site_feats.append(poly_feature({
+            "site_id": site["id"], "name": site["name"], "status": site["status"],
+            "address": f"{site['hn']} {site['road']}", "applicant": site["applicant"],
+            "single_family": site.get("single_family", False), "agricultural": site.get("agricultural", False),
+            "common_plan": site.get("common_plan", False), "approved_swppp": site.get("approved_swppp", False),
+            "exemptions": site.get("exemptions", ""), "parcel_ids": ";".join(p["id"] for p in sp),
+            "outfall": f"{outfall[0]},{outfall[1]}" if outfall else ""}, site_ll))
+        f = local_to_2261(site)
+        phases = []
+        for k, (ph, rings, start, end) in enumerate(site["phases"]):
+            poly2261 = Polygon([f(a, b) for a, b in rings[0]])
+            assert poly2261.is_valid
+            g = round_poly(ll_poly_from_2261(poly2261))
+            did = f"D{site['id'][1:]}-{k + 1}"
+            dist_feats.append(poly_feature({"dist_id": did, "site_id": site["id"], "phase": ph,
+                                            "start": start, "end": end}, g))
+            phases.append((ph, g, date.fromisoformat(start), date.fromisoformat(end)))
+        results.append(evaluate(site, site_ll, parcels_ll, phases, flow_utm, wb_utm, by_start, impaired,
+                                tmdl_poly, reaches))
+    write_json("sites.geojson", fc(site_feats))
+    write_json("disturbance.geojson", fc(dist_feats))
+    write_manifest()
+    write_expected(results, reaches, parcels)
+    print(f"{len(reaches)} reaches, {len(parcels)} parcels, {len(site_feats)} sites, "
+          f"{len(dist_feats)} disturbance polygons")
+
+
+# --------------------------------------------------------------------------------------------
+# 5. Expected results (computed, quoted in README.md)
+# --------------------------------------------------------------------------------------------
+def display_name(r, reaches_by_start):
+    if r["name"].strip():
+        return r["name"]
+    cur = r
+    while cur is not None:
+        if cur["name"].strip():
+            return f"unnamed tributary to {cur['name']}"
+        cur = reaches_by_start.get(cur["coords"][-1])
+    return "unnamed tributary"
+
+
+def causes_construction(causes):
+    low = " ".join(c.lower() for c in causes)
+    return [c for c in causes if any(w in c.lower() for w in CONSTRUCTION_POLLUTANTS)], low
+
+
+def evaluate(site, site_ll, parcels_ll, phases, flow_utm, wb_utm, by_start, impaired, tmdl_poly, reaches):
+    res = {"id": site["id"], "name": site["name"], "site": site}
+    if phases:
+        union = unary_union([g for _, g, _, _ in phases])
+        res["total"] = geod_acres(union)
+        res["sum_phases"] = sum(geod_acres(g) for _, g, _, _ in phases)
+        res["outside"] = geod_acres(union.difference(parcels_ll))
+        best, best_d = -1.0, None
+        for d in sorted({s for _, _, s, _ in phases} | {e for _, _, _, e in phases}):
+            act = [g for _, g, s, e in phases if s <= d <= e]
+            a = geod_acres(unary_union(act)) if act else 0.0
+            if a > best + 1e-9:
+                best, best_d = a, d
+        res["peak"], res["peak_date"] = best, best_d.isoformat()
+        res["phase_acres"] = [(ph, geod_acres(g), s.isoformat(), e.isoformat()) for ph, g, s, e in phases]
+    else:
+        res.update(total=0.0, sum_phases=0.0, outside=0.0, peak=0.0, peak_date="", phase_acres=[])
+    # receiving water
+    su = to_utm(site_ll)
+    dists = sorted((su.distance(g), r["reach_id"]) for r, g in flow_utm)
+    res["nearest_flow_m"] = dists[0][0]
+    res["nearest_wb_m"] = min(su.distance(g) for *_, g in wb_utm)
+    rid = {r["reach_id"]: r for r in reaches}
+    if site.get("outfall"):
+        pu = to_utm(Point(site["outfall"]))
+        od = sorted((pu.distance(g), r["reach_id"]) for r, g in flow_utm)
+        entry, res["entry_rule"], res["outfall_snap_m"] = rid[od[0][1]], "outfall_point", od[0][0]
+        res["entry_id"] = entry["reach_id"]
+        from_pt = pu
+        res["nearest_name"] = display_name(rid[dists[0][1]], by_start)
+    elif dists[0][0] <= SEARCH_RADIUS_M:
+        entry, res["entry_rule"] = rid[dists[0][1]], "nearest"
+        res["entry_id"] = entry["reach_id"]
+        from_pt = su.centroid
+        res["nearest_name"] = display_name(entry, by_start)
+    else:
+        entry, res["entry_rule"] = None, "none"
+        res["nearest_name"] = display_name(rid[dists[0][1]], by_start)
+    res["names"], res["first_impaired"], res["a303"] = [], None, None
+    if entry is not None:
+        geoms = {r["reach_id"]: g for r, g in flow_utm}
+        g0 = geoms[entry["reach_id"]]
+        dist = g0.length - g0.project(nearest_points(from_pt, g0)[1])  # along-network distance to the end of the entry reach
+        cur, run, names = entry, 0.0, []
+        while cur is not None:
+            nm = display_name(cur, by_start)
+            if not names or names[-1] != nm:
+                names.append(nm)
+            start_d = 0.0 if cur is entry else run
+            if cur["pwl_id"] in impaired and res["first_impaired"] is None:
+                res["first_impaired"] = (nm, cur["pwl_id"], impaired[cur["pwl_id"]], start_d, cur["reach_id"])
+            if cur["pwl_id"] in impaired and start_d <= COND_A_DOWNSTREAM_M and res["a303"] is None:
+                cc, _ = causes_construction(impaired[cur["pwl_id"]])
+                if cc:
+                    res["a303"] = (nm, cur["pwl_id"], cc, start_d)
+            run = dist if cur is entry else run + geoms[cur["reach_id"]].length
+            cur = by_start.get(cur["coords"][-1])
+        res["names"] = names
+    res["in_tmdl"] = site_ll.intersects(tmdl_poly)
+    res["lda"] = res["total"] >= LDA_ACRES or (site.get("common_plan", False) and res["total"] > 0)
+    res["B"] = res["lda"] and res["total"] >= COND_B_ACRES
+    excluded = site.get("single_family", False) or site.get("agricultural", False)
+    res["C"] = res["lda"] and LDA_ACRES <= res["total"] < COND_B_ACRES and not excluded
+    res["peak_gt5"] = res["peak"] > MAX_AT_ONCE
+    res["limit_exceeded"] = res["peak_gt5"] and not site.get("approved_swppp", False)
+    res["A_water"] = bool(res["a303"]) or res["in_tmdl"]
+    return res
+
+
+def yn(b):
+    return "yes" if b else "no"
+
+
+def write_expected(results, reaches, parcels):
+    L = []
+    L.append("| site | total ac (union) | sum of phases ac | peak ac | peak date | outside parcels ac "
+             "| LDA | B | C | peak > 5 | 5-ac limit exceeded | entry | receiving waters (downstream) "
+             "| first impaired downstream | Condition A expected |")
+    L.append("|" + "---|" * 15)
+    for r in results:
+        s = r["site"]
+        fi = r["first_impaired"]
+        fi_s = (f"{fi[0]} {fi[4]} ({fi[1]}: {', '.join(fi[2])}; {fi[3]:.0f} m)" if fi else "none")
+        why = []
+        if r["a303"]:
+            why.append(f"303(d): {r['a303'][0]} ({r['a303'][1]}) {', '.join(r['a303'][2])} at {r['a303'][3]:.0f} m")
+        if r["in_tmdl"]:
+            why.append("site lies in the Onondaga Lake phosphorus TMDL watershed (stormwater a listed source)")
+        if not why:
+            if r["entry_rule"] == "none":
+                why.append(f"no flowline within {SEARCH_RADIUS_M:.0f} m (nearest {r['nearest_flow_m']:.0f} m)")
+            else:
+                why.append("no verified construction-related listing downstream; outside the TMDL watershed")
+        a = yn(r["A_water"])
+        if not r["lda"]:
+            a += " (water test only; site is not a land development activity)"
+        elif s.get("exemptions"):
+            a += f" (exemption claimed: {s['exemptions']})"
+        entry = r["entry_rule"]
+        if entry != "none":
+            entry += " " + r["entry_id"]
+        if r["entry_rule"] == "outfall_point":
+            entry += f" (nearest water would be {r['nearest_name']}, {r['nearest_flow_m']:.0f} m)"
+        elif r["entry_rule"] == "nearest":
+            entry += f" ({r['nearest_flow_m']:.0f} m)"
+        L.append(f"| {r['id']} {s['name']} | {r['total']:.3f} | {r['sum_phases']:.3f} | {r['peak']:.3f} | "
+                 f"{r['peak_date'] or '-'} | {r['outside']:.3f} | {yn(r['lda'])} | {yn(r['B'])} | {yn(r['C'])} | "
+                 f"{yn(r['peak_gt5'])} | {yn(r['limit_exceeded'])} | {entry} | "
+                 f"{' -> '.join(r['names']) or '-'} | {fi_s} | {a}: {'; '.join(why)} |")
+    L.append("")
+    L.append("Phases (geodesic acres of each phase polygon, dates inclusive):")
+    L.append("")
+    for r in results:
+        if r["phase_acres"]:
+            L.append(f"- {r['id']}: " + "; ".join(f"phase {ph} {a:.3f} ac {s}..{e}" for ph, a, s, e in r["phase_acres"]))
+        else:
+            L.append(f"- {r['id']}: no disturbance records")
+    L.append("")
+    L.append("Site flags and parcels:")
+    L.append("")
+    pc = {p["id"]: p["cls"] for p in parcels}
+    for r in results:
+        s = r["site"]
+        ids = [p["id"] for p in parcels if p["site"] == s["id"]]
+        L.append(f"- {r['id']} status={s['status']} single_family={yn(s.get('single_family', False))} "
+                 f"agricultural={yn(s.get('agricultural', False))} common_plan={yn(s.get('common_plan', False))} "
+                 f"approved_swppp={yn(s.get('approved_swppp', False))} exemptions='{s.get('exemptions', '')}' "
+                 f"parcels={', '.join(f'{i} ({pc[i]})' for i in ids)}"
+                 + (f" outfall={s['outfall'][0]},{s['outfall'][1]} (snaps {r['outfall_snap_m']:.0f} m)" if s.get("outfall") else "")
+                 + f" nearest flowline {r['nearest_flow_m']:.0f} m, nearest waterbody {r['nearest_wb_m']:.0f} m")
+    readme = os.path.join(OUT, "README.md")
+    if os.path.exists(readme):  # keep the table in README.md in step with the generator
+        text = open(readme, encoding="utf-8").read()
+        a, b = "<!-- expected:begin -->", "<!-- expected:end -->"
+        if a in text and b in text:
+            text = text[:text.index(a) + len(a)] + "\n" + "\n".join(L) + "\n" + text[text.index(b):]
+            with open(readme, "w", encoding="utf-8") as fh:
+                fh.write(text)
+    with open(os.path.join(OUT, "expected_results.md"), "w", encoding="utf-8") as fh:
+        fh.write("# Expected results per site (written by generate.py; do not edit by hand)\n\n")
+        fh.write("Acres are geodesic (WGS84 ellipsoid, pyproj.Geod) on the union of the phase polygons as "
+                 "written (overlaps counted once). Peak = max over dates of the union of the phases whose "
+                 "[start, end] includes that date (end inclusive); the earliest such date is given. "
+                 "Outside parcels = union minus the site's own parcels (parcel_ids). "
+                 "Distances along the network are measured from the entry point (site centroid or outfall "
+                 "projected on the entry reach) to the upstream end of the listed reach (0 = entry reach "
+                 "itself listed). Conditions per the Clay defaults: LDA = total >= 1 ac, or any disturbance "
+                 "on a site that is part of a larger common plan; B = total >= 5 ac; C = 1 <= total < 5 ac and "
+                 "not single-family / agricultural; 5-ac limit exceeded = peak > 5 ac and no approved SWPPP. "
+                 "Condition A water test = a listed water with a construction-related cause within 1.609 km "
+                 "downstream, or the site polygon intersects the TMDL watershed.\n\n")
+        fh.write("\n".join(L) + "\n")
+
+
+def write_manifest():
+    text = '''name = "Town of Clay, NY (illustrative demo data)"
+
+[rules]
+land_development_acres = 1.0
+condition_b_acres = 5.0
+max_disturbed_at_once_acres = 5.0
+search_radius_m = 1000.0
+trace_limit_km = 50.0
+impaired_match_m = 100.0
+impaired_match_share = 0.5
+condition_a_downstream_km = 1.609344
+construction_pollutants = ["sediment", "silt", "siltation", "turbidity", "total suspended solids", "tss", "phosphorus", "nutrient", "nitrogen"]
+single_family_classes = ["210"]
+agricultural_classes = ["1"]
+
+[[layer]]
+role = "parcels"
+path = "parcels.shp"
+id_field = "PARCEL_ID"
+name_field = "ADDRESS"
+class_field = "PROP_CLASS"
+
+[[layer]]
+role = "sites"
+path = "sites.geojson"
+id_field = "site_id"
+name_field = "name"
+
+[[layer]]
+role = "disturbance"
+path = "disturbance.geojson"
+id_field = "dist_id"
+site_field = "site_id"
+phase_field = "phase"
+start_field = "start"
+end_field = "end"
+
+[[layer]]
+role = "flowlines"
+path = "flowlines.geojson"
+id_field = "reach_id"
+name_field = "name"
+join_field = "pwl_id"
+
+[[layer]]
+role = "waterbodies"
+path = "waterbodies.geojson"
+id_field = "wb_id"
+name_field = "name"
+join_field = "pwl_id"
+
+[[layer]]
+role = "impaired"
+path = "impaired_303d.csv"
+id_field = "pwl_id"
+name_field = "segment_name"
+causes_field = "pollutant"
+category_field = "category"
+
+[[layer]]
+role = "tmdl"
+path = "tmdl_watersheds.geojson"
+id_field = "tmdl_id"
+name_field = "name"
+pollutant_field = "pollutant"
+stormwater_field = "stormwater_source"
+
+[[layer]]
+role = "boundary"
+path = "town_boundary.geojson"
+id_field = "name"
+'''
+    with open(os.path.join(OUT, "outfall.toml"), "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Starts the real server on the demo data on a loopback port, runs the browser tests
+# (node's test runner driving Debian chromium through playwright-core), and stops the server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+port="${1:-18931}"
+if ! command -v chromium >/dev/null; then
+  if [ -n "${CI:-}" ]; then echo "FAIL: chromium is required for the browser tests in CI" >&2; exit 1; fi
+  echo "SKIP: browser tests (chromium not installed; run as root or install Debian chromium)"; exit 0
+fi
+./target/debug/outfall serve --data data/clay --bind "127.0.0.1:$port" --web web > target/e2e-server.log 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  curl -sf "http://127.0.0.1:$port/conformance" >/dev/null 2>&1 && break
+  kill -0 $pid 2>/dev/null || { cat target/e2e-server.log; exit 1; }
+  sleep 0.2
+done
+OUTFALL_URL="http://127.0.0.1:$port" node --test tests/e2e/

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Makes sure the build and test tools exist on a fresh Debian machine that has only the Rust
+# toolchain. Usage: scripts/ensure-tools.sh build|test
+#   build: cmake (PROJ is compiled from source by proj-sys)
+#   test:  also gdal-bin (ogrinfo/ogr2ogr, the independent OGC API client) and chromium (browser tests)
+# Uses what is on PATH; else apt-get as root; else (cmake only) pip into .tools/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+want=(cmake)
+[ "${1:-build}" = test ] && want+=(ogrinfo chromium node)
+declare -A pkg=([cmake]=cmake [ogrinfo]=gdal-bin [chromium]=chromium [node]=nodejs)
+missing=()
+for t in "${want[@]}"; do
+  command -v "$t" >/dev/null 2>&1 || [ -x ".tools/venv/bin/$t" ] || missing+=("$t")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "installing: ${missing[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]/#/}" $(for m in "${missing[@]}"; do echo "${pkg[$m]}"; done) >/dev/null 2>&1 \
+    || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(for m in "${missing[@]}"; do echo "${pkg[$m]}"; done)
+  exit 0
+fi
+for t in "${missing[@]}"; do
+  if [ "$t" = cmake ]; then
+    python3 -m venv .tools/venv && .tools/venv/bin/pip install -q cmake
+  else
+    echo "warning: $t is missing and cannot be installed without root; tests that need it will skip (CI installs it)" >&2
+  fi
+done

@@ -1,0 +1,308 @@
+//! OGC API – Features, Part 1 Core with GeoJSON: landing page, conformance, collections and
+//! items, so QGIS and GDAL read every layer with no extra code.
+
+use super::{ApiError, ApiResult, AppState};
+use crate::catalog::Layer;
+use crate::config::Role;
+use crate::load::{value_text, Feature};
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use geo::Intersects;
+use geo_types::Rect;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+
+pub const DEFAULT_LIMIT: usize = 100;
+pub const MAX_LIMIT: usize = 10_000;
+const GEOJSON: &str = "application/geo+json";
+
+pub(super) fn base_url(headers: &HeaderMap) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    format!("http://{host}")
+}
+
+fn wants_json(headers: &HeaderMap, q: &HashMap<String, String>) -> bool {
+    if let Some(f) = q.get("f") {
+        return f == "json";
+    }
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|a| a.to_str().ok())
+        .unwrap_or("");
+    !accept.contains("text/html") && (accept.contains("json") || accept.is_empty())
+}
+
+/// `/`: the viewer for browsers, the OGC landing page for clients asking for JSON.
+pub async fn landing(
+    State(st): State<AppState>,
+    headers: HeaderMap,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    if !wants_json(&headers, &q) {
+        return match tokio::fs::read_to_string(st.web_dir.join("index.html")).await {
+            Ok(html) => {
+                ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
+            }
+            Err(e) => ApiError::Internal(format!("viewer index.html: {e}")).into_response(),
+        };
+    }
+    let base = base_url(&headers);
+    Json(json!({
+        "title": format!("Outfall — {}", st.catalog.manifest.name),
+        "description": "Stormwater review layers: parcels, disturbance, sites, streams, impaired waters and TMDL watersheds.",
+        "links": [
+            {"href": format!("{base}/?f=json"), "rel": "self", "type": "application/json", "title": "This document"},
+            {"href": format!("{base}/conformance"), "rel": "conformance", "type": "application/json", "title": "Conformance classes"},
+            {"href": format!("{base}/collections"), "rel": "data", "type": "application/json", "title": "Collections"},
+            {"href": format!("{base}/"), "rel": "alternate", "type": "text/html", "title": "Map viewer"}
+        ]
+    }))
+    .into_response()
+}
+
+pub async fn conformance() -> Json<Value> {
+    Json(json!({
+        "conformsTo": [
+            "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+            "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson"
+        ]
+    }))
+}
+
+pub async fn config(State(st): State<AppState>) -> Json<Value> {
+    let bbox = st
+        .catalog
+        .bbox()
+        .map(|r| vec![r.min().x, r.min().y, r.max().x, r.max().y]);
+    Json(json!({
+        "name": st.catalog.manifest.name,
+        "bbox": bbox,
+        "basemap": st.catalog.manifest.basemap,
+        "collections": st.catalog.layers.iter().map(|l| l.collection_id.clone()).collect::<Vec<_>>(),
+        "max_upload_bytes": super::MAX_UPLOAD_BYTES,
+    }))
+}
+
+fn collection_json(layer: &Layer, base: &str) -> Value {
+    let id = &layer.collection_id;
+    let bbox = layer
+        .bbox()
+        .map(|r| vec![vec![r.min().x, r.min().y, r.max().x, r.max().y]])
+        .unwrap_or_default();
+    json!({
+        "id": id,
+        "title": format!("{} ({})", layer.config.role.as_str(), layer.source.path),
+        "description": format!("{} features from {} (source CRS {}, served in WGS84)", layer.features.len(), layer.source.path, layer.source.crs),
+        "itemType": "feature",
+        "crs": ["http://www.opengis.net/def/crs/OGC/1.3/CRS84"],
+        "extent": {"spatial": {"bbox": bbox, "crs": "http://www.opengis.net/def/crs/OGC/1.3/CRS84"}},
+        "links": [
+            {"href": format!("{base}/collections/{id}"), "rel": "self", "type": "application/json"},
+            {"href": format!("{base}/collections/{id}/items"), "rel": "items", "type": GEOJSON, "title": "Items"},
+            {"href": format!("{base}/collections/{id}/tiles/WebMercatorQuad"), "rel": "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector", "type": "application/json", "title": "TileJSON"}
+        ]
+    })
+}
+
+pub async fn collections(State(st): State<AppState>, headers: HeaderMap) -> Json<Value> {
+    let base = base_url(&headers);
+    Json(json!({
+        "links": [{"href": format!("{base}/collections"), "rel": "self", "type": "application/json"}],
+        "collections": st.catalog.layers.iter().map(|l| collection_json(l, &base)).collect::<Vec<_>>()
+    }))
+}
+
+pub(super) fn layer<'a>(st: &'a AppState, id: &str) -> ApiResult<&'a Layer> {
+    st.catalog
+        .collection(id)
+        .ok_or_else(|| ApiError::NotFound(format!("collection '{id}' not found")))
+}
+
+pub async fn collection(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<Json<Value>> {
+    Ok(Json(collection_json(layer(&st, &id)?, &base_url(&headers))))
+}
+
+/// Properties served for a feature: the source attributes plus what Outfall worked out
+/// (a reach's impairment, a disturbance polygon's site status).
+pub(super) fn served_properties(st: &AppState, layer: &Layer, index: usize) -> Map<String, Value> {
+    let f = &layer.features[index];
+    let mut props = f.properties.clone();
+    match layer.config.role {
+        Role::Flowlines | Role::Waterbodies => {
+            if let Some(li) = st
+                .catalog
+                .layers
+                .iter()
+                .position(|l| std::ptr::eq(l, layer))
+            {
+                if let Some(h) = &st.catalog.hydro {
+                    let hits = h.impairments_of_feature(li, index);
+                    props.insert("impaired".into(), Value::Bool(!hits.is_empty()));
+                    props.insert(
+                        "causes".into(),
+                        Value::String(crate::waters::all_causes_text(&hits)),
+                    );
+                }
+            }
+            props.insert(
+                "display_name".into(),
+                Value::String(layer.name_of(f).unwrap_or_default()),
+            );
+        }
+        Role::Disturbance => {
+            let site = layer
+                .config
+                .site_field
+                .as_deref()
+                .and_then(|s| f.properties.get(s))
+                .and_then(value_text);
+            if let Some(status) = site
+                .and_then(|s| st.reports.get(&s))
+                .and_then(|r| r.site.status.clone())
+            {
+                props.insert("status".into(), Value::String(status));
+            }
+        }
+        _ => {}
+    }
+    props
+}
+
+pub(super) fn feature_json(st: &AppState, layer: &Layer, index: usize) -> Value {
+    let f: &Feature = &layer.features[index];
+    json!({
+        "type": "Feature",
+        "id": f.id,
+        "geometry": geojson::Geometry::from(&f.geometry),
+        "properties": served_properties(st, layer, index),
+    })
+}
+
+fn parse_bbox(s: &str) -> ApiResult<Rect<f64>> {
+    let nums: Result<Vec<f64>, _> = s.split(',').map(|p| p.trim().parse::<f64>()).collect();
+    let nums = nums.map_err(|_| {
+        ApiError::BadRequest(format!("bbox '{s}' must be 4 comma-separated numbers"))
+    })?;
+    let (x0, y0, x1, y1) = match nums[..] {
+        [a, b, c, d] => (a, b, c, d),
+        [a, b, _, c, d, _] => (a, b, c, d),
+        _ => {
+            return Err(ApiError::BadRequest(format!(
+                "bbox '{s}' must have 4 (or 6) numbers"
+            )))
+        }
+    };
+    if !(x0.is_finite() && y0.is_finite() && x1.is_finite() && y1.is_finite())
+        || x0 > x1
+        || y0 > y1
+        || y0 < -90.0
+        || y1 > 90.0
+    {
+        return Err(ApiError::BadRequest(format!(
+            "bbox '{s}' is not minlon,minlat,maxlon,maxlat"
+        )));
+    }
+    Ok(Rect::new(
+        geo_types::coord! { x: x0, y: y0 },
+        geo_types::coord! { x: x1, y: y1 },
+    ))
+}
+
+fn parse_count(q: &HashMap<String, String>, key: &str, default: usize) -> ApiResult<usize> {
+    match q.get(key) {
+        None => Ok(default),
+        Some(v) => v
+            .trim()
+            .parse::<usize>()
+            .map_err(|_| ApiError::BadRequest(format!("{key} '{v}' must be a whole number"))),
+    }
+}
+
+pub async fn items(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let layer = layer(&st, &id)?;
+    let limit = parse_count(&q, "limit", DEFAULT_LIMIT)?;
+    if limit == 0 {
+        return Err(ApiError::BadRequest("limit must be at least 1".into()));
+    }
+    let limit = limit.min(MAX_LIMIT);
+    let offset = parse_count(&q, "offset", 0)?;
+    let matched: Vec<usize> = match q.get("bbox") {
+        Some(b) => {
+            let rect = parse_bbox(b)?;
+            let poly = rect.to_polygon();
+            let mut v: Vec<usize> = layer
+                .query(rect)
+                .filter(|&i| layer.features[i].geometry.intersects(&poly))
+                .collect();
+            v.sort_unstable();
+            v
+        }
+        None => (0..layer.features.len()).collect(),
+    };
+    let page: Vec<Value> = matched
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|&i| feature_json(&st, layer, i))
+        .collect();
+    let base = base_url(&headers);
+    let bbox_q = q
+        .get("bbox")
+        .map(|b| format!("&bbox={b}"))
+        .unwrap_or_default();
+    let href =
+        |off: usize| format!("{base}/collections/{id}/items?limit={limit}&offset={off}{bbox_q}");
+    let mut links = vec![
+        json!({"href": href(offset), "rel": "self", "type": GEOJSON}),
+        json!({"href": format!("{base}/collections/{id}"), "rel": "collection", "type": "application/json"}),
+    ];
+    if offset + page.len() < matched.len() {
+        links.push(json!({"href": href(offset + limit), "rel": "next", "type": GEOJSON}));
+    }
+    if offset > 0 {
+        links.push(
+            json!({"href": href(offset.saturating_sub(limit)), "rel": "prev", "type": GEOJSON}),
+        );
+    }
+    let body = json!({
+        "type": "FeatureCollection",
+        "numberMatched": matched.len(),
+        "numberReturned": page.len(),
+        "timeStamp": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        "links": links,
+        "features": page,
+    });
+    Ok(([(header::CONTENT_TYPE, GEOJSON)], body.to_string()).into_response())
+}
+
+pub async fn item(
+    State(st): State<AppState>,
+    Path((id, fid)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let layer = layer(&st, &id)?;
+    let index = layer.position(&fid).ok_or_else(|| {
+        ApiError::NotFound(format!("feature '{fid}' not found in collection '{id}'"))
+    })?;
+    let base = base_url(&headers);
+    let mut body = feature_json(&st, layer, index);
+    body["links"] = json!([
+        {"href": format!("{base}/collections/{id}/items/{fid}"), "rel": "self", "type": GEOJSON},
+        {"href": format!("{base}/collections/{id}"), "rel": "collection", "type": "application/json"}
+    ]);
+    Ok(([(header::CONTENT_TYPE, GEOJSON)], body.to_string()).into_response())
+}

@@ -1,0 +1,163 @@
+//! Disturbed acreage: union so overlaps count once, geodesic area on WGS84, and the peak
+//! area disturbed at one time from phase dates.
+
+use chrono::NaiveDate;
+use geo::orient::{Direction, Orient};
+use geo::{unary_union, BooleanOps, GeodesicArea};
+use geo_types::{Geometry, MultiPolygon, Polygon};
+use serde::Serialize;
+
+pub const SQ_M_PER_ACRE: f64 = 4046.8564224;
+
+/// The polygons of a geometry, oriented (exterior counter-clockwise). Lines and points have none.
+pub fn polygons_of(g: &Geometry<f64>) -> Vec<Polygon<f64>> {
+    match g {
+        Geometry::Polygon(p) => vec![p.orient(Direction::Default)],
+        Geometry::MultiPolygon(mp) => mp.0.iter().map(|p| p.orient(Direction::Default)).collect(),
+        Geometry::GeometryCollection(gc) => gc.0.iter().flat_map(polygons_of).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Union of polygons. Every polygon is oriented first: `unary_union` takes its fill rule from
+/// the first ring, and mixed directions give wrong unions.
+pub fn union<'a>(polys: impl IntoIterator<Item = &'a Polygon<f64>>) -> MultiPolygon<f64> {
+    let oriented: Vec<Polygon<f64>> = polys
+        .into_iter()
+        .map(|p| p.orient(Direction::Default))
+        .collect();
+    if oriented.is_empty() {
+        return MultiPolygon(Vec::new());
+    }
+    unary_union(&oriented).orient(Direction::Default)
+}
+
+/// Geodesic area in acres. A clockwise ring would give the rest of the Earth, so orient first.
+pub fn area_acres(mp: &MultiPolygon<f64>) -> f64 {
+    mp.orient(Direction::Default).geodesic_area_unsigned() / SQ_M_PER_ACRE
+}
+
+/// Acres of `a` not covered by `b`.
+pub fn difference_acres(a: &MultiPolygon<f64>, b: &MultiPolygon<f64>) -> f64 {
+    if a.0.is_empty() {
+        return 0.0;
+    }
+    if b.0.is_empty() {
+        return area_acres(a);
+    }
+    area_acres(&a.difference(b))
+}
+
+/// One phase of a site's disturbance plan. Missing dates mean "always" on that side.
+#[derive(Debug, Clone)]
+pub struct Phase {
+    pub name: String,
+    pub start: Option<NaiveDate>,
+    pub end: Option<NaiveDate>,
+    pub polygons: Vec<Polygon<f64>>,
+}
+
+impl Phase {
+    /// Active on `day`, both ends inclusive.
+    pub fn active_on(&self, day: NaiveDate) -> bool {
+        self.start.is_none_or(|s| s <= day) && self.end.is_none_or(|e| e >= day)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PhaseAcres {
+    pub phase: String,
+    pub acres: f64,
+    pub start: Option<NaiveDate>,
+    pub end: Option<NaiveDate>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Peak {
+    pub acres: f64,
+    /// First day the peak is reached; None when no phase has dates.
+    pub date: Option<NaiveDate>,
+}
+
+/// Acres of each phase on its own (overlaps within the phase counted once).
+pub fn phase_acres(phases: &[Phase]) -> Vec<PhaseAcres> {
+    phases
+        .iter()
+        .map(|p| PhaseAcres {
+            phase: p.name.clone(),
+            acres: area_acres(&union(&p.polygons)),
+            start: p.start,
+            end: p.end,
+        })
+        .collect()
+}
+
+/// The largest union area of phases active together. The active set only grows on a start
+/// date, so sweeping the start dates finds the peak.
+pub fn peak_at_one_time(phases: &[Phase]) -> Peak {
+    let mut starts: Vec<NaiveDate> = phases.iter().filter_map(|p| p.start).collect();
+    starts.sort();
+    starts.dedup();
+    if starts.is_empty() {
+        let all: Vec<&Polygon<f64>> = phases.iter().flat_map(|p| &p.polygons).collect();
+        return Peak {
+            acres: area_acres(&union(all)),
+            date: None,
+        };
+    }
+    let mut best = Peak {
+        acres: 0.0,
+        date: None,
+    };
+    for day in starts {
+        let active: Vec<&Polygon<f64>> = phases
+            .iter()
+            .filter(|p| p.active_on(day))
+            .flat_map(|p| &p.polygons)
+            .collect();
+        let acres = area_acres(&union(active));
+        if acres > best.acres + 1e-9 {
+            best = Peak {
+                acres,
+                date: Some(day),
+            };
+        }
+    }
+    best
+}
+
+/// Parses the date forms found in real files: ISO "2026-05-01", ISO date-time, "2026/05/01",
+/// US "05/01/2026" and DBF "20260501".
+pub fn parse_date(s: &str) -> Option<NaiveDate> {
+    let s = s.trim();
+    let head = s.get(..10).unwrap_or(s);
+    ["%Y-%m-%d", "%Y/%m/%d", "%m/%d/%Y"]
+        .iter()
+        .find_map(|f| NaiveDate::parse_from_str(head, f).ok())
+        .or_else(|| NaiveDate::parse_from_str(s, "%Y%m%d").ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use geo_types::polygon;
+
+    #[test]
+    fn clockwise_ring_gives_the_same_area() {
+        let ccw = polygon![(x: 0.0, y: 0.0), (x: 0.001, y: 0.0), (x: 0.001, y: 0.001), (x: 0.0, y: 0.001)];
+        let cw = polygon![(x: 0.0, y: 0.0), (x: 0.0, y: 0.001), (x: 0.001, y: 0.001), (x: 0.001, y: 0.0)];
+        let a = area_acres(&MultiPolygon(vec![ccw]));
+        let b = area_acres(&MultiPolygon(vec![cw]));
+        assert!((a - b).abs() < 1e-9 && a > 3.0 && a < 3.1, "{a} {b}");
+    }
+
+    #[test]
+    fn dates_in_common_forms() {
+        let d = NaiveDate::from_ymd_opt(2026, 5, 1);
+        assert_eq!(parse_date("2026-05-01"), d);
+        assert_eq!(parse_date("2026-05-01T00:00:00Z"), d);
+        assert_eq!(parse_date("05/01/2026"), d);
+        assert_eq!(parse_date("20260501"), d);
+        assert_eq!(parse_date("soon"), None);
+    }
+}

@@ -1,0 +1,163 @@
+//! Batch checks: a CSV of site or parcel ids, or a GeoJSON file whose features are ad-hoc
+//! sites. One summary row per subject; a subject that fails gets its error in the row and the
+//! batch goes on.
+
+use crate::catalog::Catalog;
+use crate::error::{Error, Result};
+use crate::load::{self, value_text};
+use crate::report::Report;
+use crate::screening::{self, Subject};
+use serde::Serialize;
+use std::path::Path;
+
+#[derive(Debug, Clone)]
+pub enum Item {
+    Site(String),
+    Parcel(String),
+    AdHoc(String, Box<Subject>),
+}
+
+impl Item {
+    pub fn id(&self) -> &str {
+        match self {
+            Item::Site(s) | Item::Parcel(s) | Item::AdHoc(s, _) => s,
+        }
+    }
+}
+
+/// Reads a batch file. CSV: a `site_id` or `parcel_id` column (or `id`, tried as a site, then
+/// as a parcel). GeoJSON: each feature is a subject, grouped by its `site_id`/`id` property.
+pub fn read_items(path: &Path, catalog: &Catalog) -> Result<Vec<Item>> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if ext == "geojson" || ext == "json" {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let (features, problems) = load::parse_geojson(&text, &path.display().to_string())?;
+        if let Some(p) = problems.first() {
+            return Err(Error::feature(path, p.feature.clone(), p.reason.clone()));
+        }
+        let mut groups: Vec<(String, Vec<load::Feature>)> = Vec::new();
+        for (i, f) in features.into_iter().enumerate() {
+            let id = ["site_id", "id"]
+                .iter()
+                .find_map(|k| f.properties.get(*k).and_then(value_text))
+                .unwrap_or_else(|| format!("feature-{}", i + 1));
+            match groups.iter_mut().find(|g| g.0 == id) {
+                Some(g) => g.1.push(f),
+                None => groups.push((id, vec![f])),
+            }
+        }
+        return Ok(groups
+            .into_iter()
+            .map(|(id, fs)| {
+                let s = Subject::ad_hoc(&id, &fs, None);
+                Item::AdHoc(id, Box::new(s))
+            })
+            .collect());
+    }
+    let rows = load::read_table(path)?;
+    let mut items = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let get = |k: &str| row.get(k).and_then(value_text);
+        let item = if let Some(s) = get("site_id") {
+            Item::Site(s)
+        } else if let Some(p) = get("parcel_id") {
+            Item::Parcel(p)
+        } else if let Some(id) = get("id") {
+            if catalog.site(&id).is_ok() {
+                Item::Site(id)
+            } else {
+                Item::Parcel(id)
+            }
+        } else {
+            return Err(Error::feature(
+                path,
+                format!("row {}", i + 2),
+                "needs a site_id, parcel_id or id column value",
+            ));
+        };
+        items.push(item);
+    }
+    Ok(items)
+}
+
+pub fn check_item(catalog: &Catalog, item: &Item) -> Result<Report> {
+    match item {
+        Item::Site(id) => screening::check_site(catalog, id),
+        Item::Parcel(id) => screening::check_parcel(catalog, id),
+        Item::AdHoc(_, subject) => Ok(screening::check(catalog, subject)),
+    }
+}
+
+/// One CSV row of a batch.
+#[derive(Debug, Serialize)]
+pub struct Row {
+    pub id: String,
+    pub name: String,
+    pub total_acres: String,
+    pub peak_acres: String,
+    pub peak_date: String,
+    pub outside_parcels_acres: String,
+    pub land_development_activity: String,
+    pub condition_a: String,
+    pub condition_b: String,
+    pub condition_c: String,
+    pub five_acre_limit_exceeded: String,
+    pub receiving_waters: String,
+    pub first_impaired: String,
+    pub error: String,
+}
+
+impl Row {
+    pub fn from_result(id: &str, r: &Result<Report>) -> Row {
+        match r {
+            Ok(rep) => Row {
+                id: id.to_string(),
+                name: rep.site.name.clone().unwrap_or_default(),
+                total_acres: format!("{:.3}", rep.disturbance.total_acres),
+                peak_acres: format!("{:.3}", rep.disturbance.peak_acres),
+                peak_date: rep
+                    .disturbance
+                    .peak_date
+                    .map(|d| d.to_string())
+                    .unwrap_or_default(),
+                outside_parcels_acres: format!("{:.3}", rep.disturbance.outside_parcels_acres),
+                land_development_activity: rep.conditions.land_development_activity.to_string(),
+                condition_a: rep
+                    .conditions
+                    .a
+                    .map(|a| a.to_string())
+                    .unwrap_or("undetermined".into()),
+                condition_b: rep.conditions.b.to_string(),
+                condition_c: rep.conditions.c.to_string(),
+                five_acre_limit_exceeded: rep.conditions.five_acre_limit_exceeded.to_string(),
+                receiving_waters: rep.receiving_water_names.join("; "),
+                first_impaired: rep
+                    .first_impaired
+                    .as_ref()
+                    .map(|f| f.name.clone())
+                    .unwrap_or_default(),
+                error: String::new(),
+            },
+            Err(e) => Row {
+                id: id.to_string(),
+                name: String::new(),
+                total_acres: String::new(),
+                peak_acres: String::new(),
+                peak_date: String::new(),
+                outside_parcels_acres: String::new(),
+                land_development_activity: String::new(),
+                condition_a: String::new(),
+                condition_b: String::new(),
+                condition_c: String::new(),
+                five_acre_limit_exceeded: String::new(),
+                receiving_waters: String::new(),
+                first_impaired: String::new(),
+                error: e.to_string(),
+            },
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! The data-set manifest, `outfall.toml`: which files hold which layer, which fields mean
+//! what, and the thresholds of the local law. Absent rules take the Town of Clay defaults,
+//! so another town changes numbers and clause labels here, not in code.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub const MANIFEST_FILE: &str = "outfall.toml";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Parcels,
+    Disturbance,
+    Sites,
+    Flowlines,
+    Waterbodies,
+    Catchments,
+    Impaired,
+    Tmdl,
+    Boundary,
+}
+
+impl Role {
+    pub const ALL: [Role; 9] = [
+        Role::Parcels,
+        Role::Disturbance,
+        Role::Sites,
+        Role::Flowlines,
+        Role::Waterbodies,
+        Role::Catchments,
+        Role::Impaired,
+        Role::Tmdl,
+        Role::Boundary,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Parcels => "parcels",
+            Role::Disturbance => "disturbance",
+            Role::Sites => "sites",
+            Role::Flowlines => "flowlines",
+            Role::Waterbodies => "waterbodies",
+            Role::Catchments => "catchments",
+            Role::Impaired => "impaired",
+            Role::Tmdl => "tmdl",
+            Role::Boundary => "boundary",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+}
+
+/// Thresholds and reading choices of the local law (Town of Clay defaults).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Rules {
+    pub land_development_acres: f64,
+    pub condition_b_acres: f64,
+    pub max_disturbed_at_once_acres: f64,
+    pub search_radius_m: f64,
+    pub trace_limit_km: f64,
+    pub impaired_match_m: f64,
+    /// Share of a reach's length that must lie within `impaired_match_m` of an impaired line.
+    pub impaired_match_share: f64,
+    /// A listed water this far downstream also triggers Condition A (0 = first receiving water only).
+    pub condition_a_downstream_km: f64,
+    /// Cause words that make an impairment construction-related (matched case- and wording-tolerantly).
+    pub construction_pollutants: Vec<String>,
+    /// Parcel property-class prefixes meaning a single-family residence.
+    pub single_family_classes: Vec<String>,
+    /// Parcel property-class prefixes meaning agricultural property.
+    pub agricultural_classes: Vec<String>,
+    /// Snap tolerance for building a stream graph from geometry alone.
+    pub snap_tolerance_m: f64,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            land_development_acres: 1.0,
+            condition_b_acres: 5.0,
+            max_disturbed_at_once_acres: 5.0,
+            search_radius_m: 1000.0,
+            trace_limit_km: 50.0,
+            impaired_match_m: 100.0,
+            impaired_match_share: 0.5,
+            condition_a_downstream_km: 1.609344,
+            construction_pollutants: [
+                "sediment",
+                "silt",
+                "siltation",
+                "turbidity",
+                "total suspended solids",
+                "tss",
+                "phosphorus",
+                "nutrient",
+                "nitrogen",
+            ]
+            .map(String::from)
+            .to_vec(),
+            single_family_classes: vec!["210".into()],
+            agricultural_classes: vec!["1".into()],
+            snap_tolerance_m: 1.0,
+        }
+    }
+}
+
+/// Clause labels cited by each finding. Override in `[clauses]` for another town's law.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Clauses {
+    pub law: String,
+    pub land_development_activity: String,
+    pub receiving_waters: String,
+    pub five_acre_limit: String,
+    pub condition_a: String,
+    pub condition_b: String,
+    pub condition_c: String,
+    pub post_construction: String,
+    pub licensed_professional: String,
+    pub inspections: String,
+    pub exemptions: String,
+}
+
+impl Default for Clauses {
+    fn default() -> Self {
+        Clauses {
+            law: "Town of Clay Local Law 2 of 2008, Zoning §230-20 D".into(),
+            land_development_activity: "§230-20 D definitions (land development activity)".into(),
+            receiving_waters: "§230-20 D(7)(b)[1][m]".into(),
+            five_acre_limit: "§230-20 D(7)(b)[1][d]".into(),
+            condition_a: "§230-20 D(7)(b)[2] Condition A".into(),
+            condition_b: "§230-20 D(7)(b)[2] Condition B".into(),
+            condition_c: "§230-20 D(7)(b)[2] Condition C".into(),
+            post_construction: "§230-20 D(7)(b)[3]".into(),
+            licensed_professional: "§230-20 D(7)(b)[3][j]".into(),
+            inspections: "§230-20 D(9)(a)[2]".into(),
+            exemptions: "§230-20 D(5)".into(),
+        }
+    }
+}
+
+/// One `[[layer]]` entry. Field names default to what the role usually calls them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayerConfig {
+    pub role: Role,
+    pub path: PathBuf,
+    pub id_field: Option<String>,
+    pub name_field: Option<String>,
+    /// Overrides a missing `.prj` or legacy GeoJSON `crs`, e.g. "EPSG:2261".
+    pub crs: Option<String>,
+    pub class_field: Option<String>,
+    pub site_field: Option<String>,
+    pub phase_field: Option<String>,
+    pub start_field: Option<String>,
+    pub end_field: Option<String>,
+    pub join_field: Option<String>,
+    pub causes_field: Option<String>,
+    pub causes_fields: Option<Vec<String>>,
+    pub cause_value: Option<String>,
+    pub category_field: Option<String>,
+    pub pollutant_field: Option<String>,
+    pub stormwater_field: Option<String>,
+    /// Site-attribute column overrides: semantic name -> column (status, single_family, ...).
+    #[serde(default)]
+    pub fields: BTreeMap<String, String>,
+}
+
+impl LayerConfig {
+    pub fn field<'a>(&'a self, semantic: &'a str) -> &'a str {
+        self.fields
+            .get(semantic)
+            .map(String::as_str)
+            .unwrap_or(semantic)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    #[serde(default)]
+    pub name: String,
+    /// Optional basemap style URL for the viewer; off when absent or unreachable.
+    pub basemap: Option<String>,
+    #[serde(default)]
+    pub rules: Rules,
+    #[serde(default)]
+    pub clauses: Clauses,
+    #[serde(default, rename = "layer")]
+    pub layers: Vec<LayerConfig>,
+    /// The folder the manifest was read from; layer paths are relative to it.
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+impl Manifest {
+    /// Reads `DIR/outfall.toml` (or the file itself when given a path to a `.toml`).
+    pub fn read(dir_or_file: &Path) -> Result<Manifest> {
+        let file = if dir_or_file.is_dir() {
+            dir_or_file.join(MANIFEST_FILE)
+        } else {
+            dir_or_file.to_path_buf()
+        };
+        let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
+        let mut m = Manifest::parse(&text, &file)?;
+        m.dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        Ok(m)
+    }
+
+    pub fn parse(text: &str, file: &Path) -> Result<Manifest> {
+        let m: Manifest = toml::from_str(text).map_err(|e| Error::Manifest {
+            path: file.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        m.validate(file)?;
+        Ok(m)
+    }
+
+    fn validate(&self, file: &Path) -> Result<()> {
+        let bad = |reason: String| Error::Manifest {
+            path: file.to_path_buf(),
+            reason,
+        };
+        let r = &self.rules;
+        for (name, v) in [
+            ("land_development_acres", r.land_development_acres),
+            ("condition_b_acres", r.condition_b_acres),
+            ("max_disturbed_at_once_acres", r.max_disturbed_at_once_acres),
+            ("search_radius_m", r.search_radius_m),
+            ("trace_limit_km", r.trace_limit_km),
+            ("impaired_match_m", r.impaired_match_m),
+            ("condition_a_downstream_km", r.condition_a_downstream_km),
+            ("snap_tolerance_m", r.snap_tolerance_m),
+        ] {
+            if !v.is_finite() || v < 0.0 {
+                return Err(bad(format!("rules.{name} must be a number >= 0, got {v}")));
+            }
+        }
+        if !(0.0..=1.0).contains(&r.impaired_match_share) {
+            return Err(bad("rules.impaired_match_share must be within 0..1".into()));
+        }
+        for l in &self.layers {
+            let needs_id = !matches!(l.role, Role::Disturbance | Role::Boundary);
+            if needs_id && l.id_field.is_none() {
+                return Err(bad(format!(
+                    "layer {} ({}): id_field is required",
+                    l.role.as_str(),
+                    l.path.display()
+                )));
+            }
+            if l.role == Role::Impaired && l.causes_field.is_none() && l.causes_fields.is_none() {
+                return Err(bad(format!(
+                    "layer impaired ({}): needs causes_field (one column) or causes_fields (per-cause columns)",
+                    l.path.display()
+                )));
+            }
+            if l.role == Role::Disturbance && l.site_field.is_none() {
+                return Err(bad(format!(
+                    "layer disturbance ({}): site_field is required",
+                    l.path.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn layers_of(&self, role: Role) -> impl Iterator<Item = &LayerConfig> {
+        self.layers.iter().filter(move |l| l.role == role)
+    }
+}

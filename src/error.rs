@@ -1,0 +1,72 @@
+//! One error type for the library. Every variant carries the context a user needs to
+//! find the problem: the file, the layer role and, where there is one, the feature id.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: manifest error: {reason}")]
+    Manifest { path: PathBuf, reason: String },
+    #[error("{path}: {reason}")]
+    Format { path: PathBuf, reason: String },
+    #[error("{path}: no coordinate reference system: {reason}")]
+    MissingCrs { path: PathBuf, reason: String },
+    #[error("{path}: cannot reproject from {crs}: {reason}")]
+    Projection {
+        path: PathBuf,
+        crs: String,
+        reason: String,
+    },
+    #[error("{path}: feature {feature}: {reason}")]
+    Feature {
+        path: PathBuf,
+        feature: String,
+        reason: String,
+    },
+    #[error("{path}: field '{field}' not found (available: {available})")]
+    MissingField {
+        path: PathBuf,
+        field: String,
+        available: String,
+    },
+    #[error("{kind} '{id}' not found")]
+    NotFound { kind: &'static str, id: String },
+    #[error("invalid input: {0}")]
+    Input(String),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub fn format(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
+        Error::Format {
+            path: path.into(),
+            reason: reason.into(),
+        }
+    }
+
+    pub fn feature(
+        path: impl Into<PathBuf>,
+        feature: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        Error::Feature {
+            path: path.into(),
+            feature: feature.into(),
+            reason: reason.into(),
+        }
+    }
+}

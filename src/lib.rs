@@ -1,0 +1,21 @@
+//! Outfall: municipal stormwater review. Loads a town's layers, computes disturbed acreage,
+//! follows the flow to the receiving waters, and decides the conditions of the local law.
+#![forbid(unsafe_code)]
+
+pub mod api;
+pub mod area;
+pub mod batch;
+pub mod catalog;
+pub mod config;
+pub mod error;
+pub mod load;
+pub mod measure;
+pub mod network;
+pub mod report;
+pub mod screening;
+pub mod tiles;
+pub mod waters;
+
+pub use catalog::Catalog;
+pub use config::{Manifest, Role, Rules};
+pub use error::{Error, Result};

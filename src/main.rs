@@ -1,0 +1,235 @@
+//! The `outfall` command: check sites from the command line, or serve the map and API.
+
+use anyhow::{bail, Context};
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use outfall::batch::{self, Row};
+use outfall::screening::{self, parse_point, Subject};
+use outfall::{Catalog, Manifest};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(Parser)]
+#[command(
+    name = "outfall",
+    version,
+    about = "Stormwater review: disturbed acreage, receiving waters by downstream trace, Conditions A/B/C"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Csv,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check one site, parcel or ad-hoc polygon, or a batch of them.
+    Check {
+        /// Data folder holding outfall.toml
+        #[arg(long)]
+        data: PathBuf,
+        #[arg(long, group = "subject")]
+        site: Option<String>,
+        #[arg(long, group = "subject")]
+        parcel: Option<String>,
+        /// A GeoJSON file with the disturbance polygon(s) of an ad-hoc site
+        #[arg(long, group = "subject")]
+        geometry: Option<PathBuf>,
+        /// CSV of site/parcel ids, or GeoJSON features; writes one row per site
+        #[arg(long, group = "subject")]
+        batch: Option<PathBuf>,
+        /// The known storm-sewer outfall "lon,lat" (WGS84) for an ad-hoc check
+        #[arg(long)]
+        outfall: Option<String>,
+        /// Print the report as JSON
+        #[arg(long)]
+        json: bool,
+        /// Batch output format
+        #[arg(long, value_enum, default_value = "csv")]
+        format: Format,
+        /// Batch output file (default: standard output)
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// List the sites of a data set.
+    Sites {
+        #[arg(long)]
+        data: PathBuf,
+    },
+    /// Serve the map, OGC API Features, tiles and site reports over HTTP.
+    Serve {
+        #[arg(long)]
+        data: PathBuf,
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        bind: String,
+        /// Folder of the web viewer
+        #[arg(long, default_value = "web")]
+        web: PathBuf,
+    },
+}
+
+fn load(data: &Path) -> anyhow::Result<Catalog> {
+    let manifest = Manifest::read(data)?;
+    let bar = ProgressBar::new(manifest.layers.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("loading {bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let catalog = Catalog::load(manifest, &mut |file, done, _| {
+        bar.set_position(done as u64);
+        bar.set_message(file.to_string());
+    })?;
+    bar.finish_and_clear();
+    for p in catalog.problems() {
+        eprintln!("warning: {}: feature {}: {}", p.path, p.feature, p.reason);
+    }
+    Ok(catalog)
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check {
+            data,
+            site,
+            parcel,
+            geometry,
+            batch,
+            outfall,
+            json,
+            format,
+            out,
+        } => {
+            let catalog = load(&data)?;
+            let outfall_point = match outfall.as_deref() {
+                Some(s) => Some(
+                    parse_point(s).with_context(|| format!("--outfall '{s}' is not 'lon,lat'"))?,
+                ),
+                None => None,
+            };
+            if let Some(path) = batch {
+                return run_batch(&catalog, &path, format, out.as_deref());
+            }
+            let report = if let Some(id) = site {
+                screening::check_site(&catalog, &id)?
+            } else if let Some(id) = parcel {
+                screening::check_parcel(&catalog, &id)?
+            } else if let Some(path) = geometry {
+                let text = std::fs::read_to_string(&path)
+                    .with_context(|| format!("reading {}", path.display()))?;
+                let (features, problems) =
+                    outfall::load::parse_geojson(&text, &path.display().to_string())?;
+                for p in &problems {
+                    eprintln!("warning: {}: feature {}: {}", p.path, p.feature, p.reason);
+                }
+                if features.is_empty() {
+                    bail!("{}: no usable polygon", path.display());
+                }
+                let id = path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or("ad-hoc");
+                screening::check(&catalog, &Subject::ad_hoc(id, &features, outfall_point))
+            } else {
+                bail!("give one of --site, --parcel, --geometry or --batch");
+            };
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.to_text());
+            }
+            Ok(())
+        }
+        Command::Sites { data } => {
+            let catalog = load(&data)?;
+            for s in &catalog.sites {
+                let r = screening::check_site(&catalog, &s.id)?;
+                println!(
+                    "{:<8} {:<40} {:>8.2} ac  peak {:>6.2}  {}",
+                    s.id,
+                    s.name.as_deref().unwrap_or(""),
+                    r.disturbance.total_acres,
+                    r.disturbance.peak_acres,
+                    r.site.status.as_deref().unwrap_or("")
+                );
+            }
+            Ok(())
+        }
+        Command::Serve { data, bind, web } => {
+            tracing_subscriber::fmt()
+                .with_env_filter(
+                    tracing_subscriber::EnvFilter::try_from_default_env()
+                        .unwrap_or_else(|_| "outfall=info,tower_http=warn".into()),
+                )
+                .init();
+            let catalog = Arc::new(load(&data)?);
+            let state = outfall::api::AppState::new(catalog, web);
+            let rt = tokio::runtime::Runtime::new()?;
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::bind(&bind)
+                    .await
+                    .with_context(|| format!("cannot bind {bind}"))?;
+                println!(
+                    "Outfall is serving {} at http://{}/",
+                    data.display(),
+                    listener.local_addr()?
+                );
+                axum::serve(listener, outfall::api::app(state))
+                    .with_graceful_shutdown(async {
+                        tokio::signal::ctrl_c().await.ok();
+                    })
+                    .await?;
+                Ok(())
+            })
+        }
+    }
+}
+
+fn run_batch(
+    catalog: &Catalog,
+    path: &Path,
+    format: Format,
+    out: Option<&Path>,
+) -> anyhow::Result<()> {
+    let items = batch::read_items(path, catalog)?;
+    let bar = ProgressBar::new(items.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("checking {bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut sink: Box<dyn Write> = match out {
+        Some(p) => {
+            Box::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?)
+        }
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut csv_out = matches!(format, Format::Csv).then(|| csv::Writer::from_writer(Vec::new()));
+    let mut reports = Vec::new();
+    for item in &items {
+        bar.set_message(item.id().to_string());
+        let result = batch::check_item(catalog, item);
+        if let Some(w) = csv_out.as_mut() {
+            w.serialize(Row::from_result(item.id(), &result))?;
+        } else {
+            reports.push(match result {
+                Ok(r) => serde_json::to_value(r)?,
+                Err(e) => {
+                    serde_json::json!({ "site": { "id": item.id() }, "error": e.to_string() })
+                }
+            });
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    match csv_out {
+        Some(w) => sink.write_all(&w.into_inner()?)?,
+        None => writeln!(sink, "{}", serde_json::to_string_pretty(&reports)?)?,
+    }
+    Ok(())
+}

@@ -1,0 +1,338 @@
+//! The site report: one serde struct whose JSON keys are a stable contract (CLI `--json`,
+//! `GET /sites/{id}/report`), plus its plain-text rendering for the CLI.
+
+use crate::area::PhaseAcres;
+use crate::load::{LoadProblem, SourceInfo};
+use chrono::NaiveDate;
+use serde::Serialize;
+use std::fmt::Write;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub site: SiteInfo,
+    pub disturbance: Disturbance,
+    pub conditions: Conditions,
+    /// The names an applicant writes in the SWPPP, (7)(b)[1][m].
+    pub receiving_water_names: Vec<String>,
+    pub receiving_waters: Vec<ReceivingWater>,
+    pub entry: Entry,
+    pub downstream: Vec<Reach>,
+    pub divergences: Vec<DivergenceInfo>,
+    pub first_impaired: Option<Impaired>,
+    pub tmdl_watersheds: Vec<TmdlWatershed>,
+    pub findings: Vec<Finding>,
+    pub data: DataInfo,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteInfo {
+    pub id: String,
+    pub name: Option<String>,
+    pub status: Option<String>,
+    pub address: Option<String>,
+    pub applicant: Option<String>,
+    pub single_family: bool,
+    pub agricultural: bool,
+    pub common_plan: bool,
+    pub approved_swppp: bool,
+    pub exemptions: Vec<String>,
+    pub parcel_ids: Vec<String>,
+    /// [min lon, min lat, max lon, max lat]
+    pub bbox: Option<[f64; 4]>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Disturbance {
+    pub total_acres: f64,
+    pub peak_acres: f64,
+    pub peak_date: Option<NaiveDate>,
+    pub phases: Vec<PhaseAcres>,
+    pub outside_parcels_acres: f64,
+    pub polygons: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Conditions {
+    pub land_development_activity: bool,
+    /// None when the loaded layers cannot decide it (no stream network or impaired list).
+    #[serde(rename = "A")]
+    pub a: Option<bool>,
+    #[serde(rename = "B")]
+    pub b: bool,
+    #[serde(rename = "C")]
+    pub c: bool,
+    pub five_acre_limit_exceeded: bool,
+    pub exempt: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReceivingWater {
+    pub id: String,
+    pub name: String,
+    /// "flowline" or "waterbody"
+    pub kind: String,
+    pub distance_m: f64,
+    pub impaired: bool,
+    pub causes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    /// "nearest", "outfall_point", "catchment" or "none"
+    pub rule: String,
+    pub reach_id: Option<String>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Reach {
+    pub id: String,
+    pub name: String,
+    pub length_m: f64,
+    /// Distance from the entry point's reach start to the start of this reach.
+    pub distance_m: f64,
+    pub impaired: bool,
+    pub causes: Vec<String>,
+    pub impaired_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DivergenceInfo {
+    pub at_reach: String,
+    pub main: String,
+    pub minor: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Impaired {
+    pub id: String,
+    pub name: String,
+    pub reach_id: String,
+    pub distance_m: f64,
+    pub causes: Vec<String>,
+    pub category: Option<String>,
+    pub construction_causes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TmdlWatershed {
+    pub id: String,
+    pub name: String,
+    pub pollutant: Option<String>,
+    pub stormwater_source: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub rule: String,
+    pub clause: String,
+    /// None when the data cannot decide.
+    pub met: Option<bool>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DataInfo {
+    pub law: String,
+    pub data_set: String,
+    pub layers: Vec<SourceInfo>,
+    pub problems: Vec<LoadProblem>,
+    pub generated: NaiveDate,
+    pub outfall_version: &'static str,
+}
+
+fn yes_no(b: Option<bool>) -> &'static str {
+    match b {
+        Some(true) => "YES",
+        Some(false) => "no",
+        None => "undetermined",
+    }
+}
+
+/// "unnamed tributary to Mud Creek → Mud Creek (2.1 km) → Oneida River (5.4 km, impaired: phosphorus)".
+/// Consecutive reaches of one water collapse into one step, at the distance where it starts.
+pub fn trace_path(reaches: &[Reach]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut last: Option<&str> = None;
+    for r in reaches {
+        if last == Some(r.name.as_str()) {
+            if r.impaired && !parts.last().is_some_and(|p| p.contains("impaired")) {
+                let p = parts.pop().unwrap_or_default();
+                parts.push(format!("{p} [impaired: {}]", r.causes.join(", ")));
+            }
+            continue;
+        }
+        last = Some(r.name.as_str());
+        let mut label = r.name.clone();
+        let mut notes = Vec::new();
+        if r.distance_m > 0.0 {
+            notes.push(format!("{:.1} km", r.distance_m / 1000.0));
+        }
+        if r.impaired {
+            notes.push(format!("impaired: {}", r.causes.join(", ")));
+        }
+        if !notes.is_empty() {
+            write!(label, " ({})", notes.join(", ")).ok();
+        }
+        parts.push(label);
+    }
+    parts.join(" → ")
+}
+
+impl Report {
+    /// The readable report for the CLI and the file.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let s_ = &mut s;
+        let site = &self.site;
+        writeln!(s_, "OUTFALL SITE REPORT — {}", self.data.law).ok();
+        writeln!(
+            s_,
+            "Site {}{}",
+            site.id,
+            site.name
+                .as_deref()
+                .map(|n| format!(" — {n}"))
+                .unwrap_or_default()
+        )
+        .ok();
+        if let Some(a) = &site.address {
+            writeln!(s_, "Address: {a}").ok();
+        }
+        if let Some(st) = &site.status {
+            writeln!(s_, "Status: {st}").ok();
+        }
+        if !site.parcel_ids.is_empty() {
+            writeln!(s_, "Parcels: {}", site.parcel_ids.join(", ")).ok();
+        }
+        let d = &self.disturbance;
+        writeln!(s_, "\nDISTURBANCE (geodesic acres, overlaps counted once)").ok();
+        writeln!(s_, "  Total disturbed:         {:.2} ac", d.total_acres).ok();
+        writeln!(
+            s_,
+            "  Peak at one time:        {:.2} ac{}",
+            d.peak_acres,
+            d.peak_date
+                .map(|x| format!(" from {x}"))
+                .unwrap_or_default()
+        )
+        .ok();
+        writeln!(
+            s_,
+            "  Outside site parcels:    {:.2} ac",
+            d.outside_parcels_acres
+        )
+        .ok();
+        for p in &d.phases {
+            let dates = match (p.start, p.end) {
+                (None, None) => String::new(),
+                (a, b) => format!(
+                    "  {} to {}",
+                    a.map(|x| x.to_string()).unwrap_or("…".into()),
+                    b.map(|x| x.to_string()).unwrap_or("…".into())
+                ),
+            };
+            writeln!(s_, "  Phase {:<6} {:>8.2} ac{dates}", p.phase, p.acres).ok();
+        }
+        writeln!(
+            s_,
+            "\nRECEIVING WATERS  [{}]",
+            self.findings
+                .iter()
+                .find(|f| f.rule == "receiving_waters")
+                .map(|f| f.clause.as_str())
+                .unwrap_or("")
+        )
+        .ok();
+        if self.receiving_water_names.is_empty() {
+            writeln!(s_, "  none identified").ok();
+        } else {
+            writeln!(s_, "  {}", self.receiving_water_names.join("; ")).ok();
+        }
+        writeln!(s_, "  Entry: {}", self.entry.reason).ok();
+        if !self.downstream.is_empty() {
+            writeln!(s_, "  Downstream: {}", trace_path(&self.downstream)).ok();
+        }
+        if let Some(fi) = &self.first_impaired {
+            writeln!(
+                s_,
+                "  First impaired water: {} ({}) {:.1} km downstream — {}",
+                fi.name,
+                fi.id,
+                fi.distance_m / 1000.0,
+                fi.causes.join(", ")
+            )
+            .ok();
+        }
+        for t in &self.tmdl_watersheds {
+            writeln!(
+                s_,
+                "  In TMDL watershed: {} ({}; stormwater a source: {})",
+                t.name,
+                t.pollutant.as_deref().unwrap_or("pollutant not given"),
+                if t.stormwater_source { "yes" } else { "no" }
+            )
+            .ok();
+        }
+        let c = &self.conditions;
+        writeln!(s_, "\nCONDITIONS").ok();
+        writeln!(
+            s_,
+            "  Land development activity: {}",
+            yes_no(Some(c.land_development_activity))
+        )
+        .ok();
+        writeln!(
+            s_,
+            "  Condition A: {}   Condition B: {}   Condition C: {}",
+            yes_no(c.a),
+            yes_no(Some(c.b)),
+            yes_no(Some(c.c))
+        )
+        .ok();
+        writeln!(
+            s_,
+            "  Five acres at one time exceeded: {}",
+            yes_no(Some(c.five_acre_limit_exceeded))
+        )
+        .ok();
+        writeln!(s_, "\nFINDINGS").ok();
+        for f in &self.findings {
+            writeln!(
+                s_,
+                "  [{}] {} — {}\n      {}",
+                yes_no(f.met),
+                f.rule,
+                f.clause,
+                f.reason
+            )
+            .ok();
+        }
+        writeln!(
+            s_,
+            "\nDATA ({}; generated {})",
+            self.data.data_set, self.data.generated
+        )
+        .ok();
+        for l in &self.data.layers {
+            writeln!(
+                s_,
+                "  {:<12} {} ({} features, sha256 {})",
+                l.role,
+                l.path,
+                l.features,
+                &l.sha256[..12.min(l.sha256.len())]
+            )
+            .ok();
+        }
+        for p in &self.data.problems {
+            writeln!(
+                s_,
+                "  PROBLEM {}: feature {}: {}",
+                p.path, p.feature, p.reason
+            )
+            .ok();
+        }
+        s
+    }
+}

@@ -1,0 +1,346 @@
+//! The stream network of a data set, built once at load: every flowline layer joined into
+//! one graph, each reach's waterbody and impairments resolved, ready for per-site traces.
+
+use super::impairment::{self, ImpairmentHit};
+use crate::catalog::{Catalog, ImpairedTable, Layer};
+use crate::config::{Role, Rules};
+use crate::measure::LocalFrame;
+use crate::network::{Network, NetworkAttrs, Reach as NetReach};
+use crate::report::DivergenceInfo;
+use geo::{BoundingRect, Contains, Distance, Euclidean, InteriorPoint, InterpolateLine};
+use geo_types::{Geometry, LineString, Point};
+use std::collections::HashMap;
+
+/// One step of a trace, with the names and impairments resolved.
+#[derive(Debug, Clone)]
+pub struct TraceStep {
+    pub reach: usize,
+    /// The SWPPP name: own name, the lake it runs through, or "unnamed tributary to X".
+    pub name: String,
+    pub named: bool,
+    pub distance_m: f64,
+    pub length_m: f64,
+    pub impairments: Vec<ImpairmentHit>,
+}
+
+#[derive(Debug)]
+pub struct Hydro {
+    network: Network,
+    /// reach -> (layer index in the catalog, feature index)
+    refs: Vec<(usize, usize)>,
+    by_feature: HashMap<(usize, usize), usize>,
+    lines: Vec<LineString<f64>>,
+    /// Own name, or the name of the waterbody the reach runs through.
+    names: Vec<Option<String>>,
+    waterbody_of: Vec<Option<(usize, usize)>>,
+    impairments: Vec<Vec<ImpairmentHit>>,
+    waterbody_impairments: HashMap<(usize, usize), Vec<ImpairmentHit>>,
+}
+
+fn attr_i64(props: &serde_json::Map<String, serde_json::Value>, key: &str) -> Option<i64> {
+    let v = props.get(key).or_else(|| {
+        props
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v)
+    })?;
+    match v {
+        serde_json::Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
+        serde_json::Value::String(s) => s.trim().parse::<f64>().ok().map(|f| f as i64),
+        _ => None,
+    }
+}
+
+fn line_of(g: &Geometry<f64>) -> Option<LineString<f64>> {
+    match g {
+        Geometry::LineString(l) => Some(l.clone()),
+        // Parts of a multi-part reach are joined in order; NHD reaches are digitized end to end.
+        Geometry::MultiLineString(ml) => Some(LineString(
+            ml.0.iter().flat_map(|l| l.0.iter().copied()).collect(),
+        )),
+        _ => None,
+    }
+}
+
+fn mid_point(l: &LineString<f64>) -> Option<Point<f64>> {
+    Euclidean.point_at_ratio_from_start(l, 0.5)
+}
+
+impl Hydro {
+    /// Builds the network from every flowline layer, or None when there are none.
+    pub fn build(layers: &[Layer], tables: &[ImpairedTable], rules: &Rules) -> Option<Hydro> {
+        let mut reaches = Vec::new();
+        let mut attrs = Vec::new();
+        let mut refs = Vec::new();
+        let mut any_attrs = false;
+        for (li, layer) in layers
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.config.role == Role::Flowlines)
+        {
+            for (fi, f) in layer.features.iter().enumerate() {
+                let Some(line) = line_of(&f.geometry) else {
+                    continue;
+                };
+                let a = NetworkAttrs {
+                    from_node: attr_i64(&f.properties, "FromNode"),
+                    to_node: attr_i64(&f.properties, "ToNode"),
+                    hydroseq: attr_i64(&f.properties, "Hydroseq"),
+                    dn_hydroseq: attr_i64(&f.properties, "DnHydroseq"),
+                    dn_minor_hyd: attr_i64(&f.properties, "DnMinorHyd"),
+                };
+                any_attrs |= a.hydroseq.is_some() || a.to_node.is_some();
+                attrs.push(a);
+                reaches.push(NetReach {
+                    id: f.id.clone(),
+                    name: layer.name_of(f),
+                    line,
+                });
+                refs.push((li, fi));
+            }
+        }
+        if refs.is_empty() {
+            return None;
+        }
+        let lines: Vec<LineString<f64>> = reaches.iter().map(|r| r.line.clone()).collect();
+        let own_names: Vec<Option<String>> = reaches.iter().map(|r| r.name.clone()).collect();
+        let network = Network::build(reaches, any_attrs.then_some(attrs), rules.snap_tolerance_m);
+
+        let impaired_layers: Vec<&Layer> = layers
+            .iter()
+            .filter(|l| l.config.role == Role::Impaired)
+            .collect();
+        let waterbody_layers: Vec<(usize, &Layer)> = layers
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.config.role == Role::Waterbodies)
+            .collect();
+
+        let mut waterbody_impairments: HashMap<(usize, usize), Vec<ImpairmentHit>> = HashMap::new();
+        for (li, layer) in &waterbody_layers {
+            for (fi, f) in layer.features.iter().enumerate() {
+                let key = layer.text(f, layer.config.join_field.as_deref());
+                let hits = key
+                    .map(|k| impairment::table_hits(&k, tables))
+                    .unwrap_or_default();
+                if !hits.is_empty() {
+                    waterbody_impairments.insert((*li, fi), hits);
+                }
+            }
+        }
+
+        let mut names = Vec::with_capacity(refs.len());
+        let mut waterbody_of = Vec::with_capacity(refs.len());
+        let mut impairments = Vec::with_capacity(refs.len());
+        for (r, &(li, fi)) in refs.iter().enumerate() {
+            let line = &lines[r];
+            let wb = mid_point(line).and_then(|p| {
+                waterbody_layers.iter().find_map(|(wli, wl)| {
+                    wl.query(p.bounding_rect().into())
+                        .find(|&wfi| wl.features[wfi].geometry.contains(&p))
+                        .map(|wfi| (*wli, wfi))
+                })
+            });
+            let name = own_names[r].clone().or_else(|| {
+                wb.and_then(|(wli, wfi)| layers[wli].name_of(&layers[wli].features[wfi]))
+            });
+            let flow = &layers[li];
+            let mut hits = impairment::match_line(line, &impaired_layers, rules);
+            if let Some(k) = flow.text(&flow.features[fi], flow.config.join_field.as_deref()) {
+                hits.extend(impairment::table_hits(&k, tables));
+            }
+            if let Some(w) = wb {
+                for h in waterbody_impairments.get(&w).into_iter().flatten() {
+                    if !hits.iter().any(|x| x.id == h.id) {
+                        hits.push(h.clone());
+                    }
+                }
+            }
+            names.push(name);
+            waterbody_of.push(wb);
+            impairments.push(hits);
+        }
+        let by_feature = refs.iter().enumerate().map(|(r, &k)| (k, r)).collect();
+        Some(Hydro {
+            network,
+            refs,
+            by_feature,
+            lines,
+            names,
+            waterbody_of,
+            impairments,
+            waterbody_impairments,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.refs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.refs.is_empty()
+    }
+
+    pub fn reach_of(&self, layer: usize, feature: usize) -> Option<usize> {
+        self.by_feature.get(&(layer, feature)).copied()
+    }
+
+    pub fn reach_id<'a>(&self, catalog: &'a Catalog, r: usize) -> &'a str {
+        let (li, fi) = self.refs[r];
+        &catalog.layers[li].features[fi].id
+    }
+
+    pub fn line(&self, r: usize) -> &LineString<f64> {
+        &self.lines[r]
+    }
+
+    pub fn length_m(&self, r: usize) -> f64 {
+        self.network.length_m(r)
+    }
+
+    pub fn network(&self) -> &Network {
+        &self.network
+    }
+
+    /// Impairments of a flowline or waterbody feature, for the candidate list.
+    pub fn impairments_of_feature(&self, layer: usize, feature: usize) -> Vec<ImpairmentHit> {
+        match self.reach_of(layer, feature) {
+            Some(r) => self.impairments[r].clone(),
+            None => self
+                .waterbody_impairments
+                .get(&(layer, feature))
+                .cloned()
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The downstream path from `start`, named the way a SWPPP names waters.
+    pub fn trace(
+        &self,
+        start: usize,
+        limit_m: f64,
+    ) -> (Vec<TraceStep>, Vec<(usize, usize, Vec<usize>)>) {
+        let t = self.network.trace(start, limit_m);
+        let mut steps: Vec<TraceStep> = t
+            .steps
+            .iter()
+            .map(|s| TraceStep {
+                reach: s.reach,
+                name: self.names[s.reach].clone().unwrap_or_default(),
+                named: self.names[s.reach].is_some(),
+                distance_m: s.distance_m,
+                length_m: s.length_m,
+                impairments: self.impairments[s.reach].clone(),
+            })
+            .collect();
+        // "unnamed tributary to X", X = the first named water downstream.
+        let mut next_named: Option<String> = None;
+        for s in steps.iter_mut().rev() {
+            if s.named {
+                next_named = Some(s.name.clone());
+            } else {
+                s.name = match &next_named {
+                    Some(n) => format!("unnamed tributary to {n}"),
+                    None => "unnamed reach".into(),
+                };
+            }
+        }
+        let divs = t
+            .divergences
+            .iter()
+            .map(|d| (t.steps[d.at_step].reach, d.main, d.minor.clone()))
+            .collect();
+        (steps, divs)
+    }
+
+    pub fn divergence_info(
+        &self,
+        catalog: &Catalog,
+        divs: &[(usize, usize, Vec<usize>)],
+    ) -> Vec<DivergenceInfo> {
+        divs.iter()
+            .map(|(at, main, minor)| DivergenceInfo {
+                at_reach: self.reach_id(catalog, *at).to_string(),
+                main: self.reach_id(catalog, *main).to_string(),
+                minor: minor
+                    .iter()
+                    .map(|m| self.reach_id(catalog, *m).to_string())
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// The names an applicant writes: the unnamed-tributary name when the entry reach is
+    /// unnamed, then the first named water downstream.
+    pub fn receiving_names(&self, steps: &[TraceStep]) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(first) = steps.first() {
+            if !first.named {
+                out.push(first.name.clone());
+            }
+        }
+        if let Some(named) = steps.iter().find(|s| s.named) {
+            out.push(named.name.clone());
+        }
+        out
+    }
+
+    /// Catchment entry: the catchment containing the footprint's interior point drains to the
+    /// flowline with the same id (NHDPlus FEATUREID = COMID).
+    pub fn catchment_reach(
+        &self,
+        catalog: &Catalog,
+        footprint: &Geometry<f64>,
+    ) -> Option<(usize, String)> {
+        let p = footprint.interior_point()?;
+        for layer in catalog.layers_of(Role::Catchments) {
+            for i in layer.query(p.bounding_rect().into()) {
+                let f = &layer.features[i];
+                if !f.geometry.contains(&p) {
+                    continue;
+                }
+                for (li, fl) in catalog
+                    .layers
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.config.role == Role::Flowlines)
+                {
+                    if let Some(fi) = fl.position(&f.id) {
+                        if let Some(r) = self.reach_of(li, fi) {
+                            return Some((r, f.id.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The reach through a waterbody nearest to the probe (the site's runoff enters the lake
+    /// there and leaves by the lake's outlet path).
+    pub fn reach_in_waterbody_nearest(
+        &self,
+        catalog: &Catalog,
+        layer: usize,
+        feature: usize,
+        probe: &Geometry<f64>,
+    ) -> Option<usize> {
+        let c = geo::Centroid::centroid(probe)?;
+        let frame = LocalFrame::around(c.x(), c.y());
+        let probe_m = frame.project(probe);
+        let _ = catalog;
+        (0..self.refs.len())
+            .filter(|&r| self.waterbody_of[r] == Some((layer, feature)))
+            .map(|r| {
+                (
+                    r,
+                    Euclidean.distance(
+                        &probe_m,
+                        &Geometry::LineString(frame.project(&self.lines[r])),
+                    ),
+                )
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(r, _)| r)
+    }
+}

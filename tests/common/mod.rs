@@ -1,0 +1,65 @@
+//! Shared test helpers: real data from ../shared/data/real (fails loudly in CI when missing,
+//! skips elsewhere and says so) and throwaway data sets in temp folders.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+pub fn real_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/real")
+}
+
+/// The path of a real data file, or None (with a SKIP line) when it is missing outside CI.
+pub fn real(rel: &str) -> Option<PathBuf> {
+    let p = real_root().join(rel);
+    if p.exists() {
+        return Some(p);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!(
+            "real data missing in CI: {} (expected ../shared/data/real beside the repo)",
+            p.display()
+        );
+    }
+    eprintln!("SKIP: real data missing at {}", p.display());
+    None
+}
+
+/// A folder with an outfall.toml and the given files.
+pub fn dataset(manifest: &str, files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("outfall.toml"), manifest).expect("write manifest");
+    for (name, bytes) in files {
+        std::fs::write(dir.path().join(name), bytes).expect("write file");
+    }
+    dir
+}
+
+/// A manifest layer entry pointing at a file in `dir` by absolute path.
+pub fn layer_toml(role: &str, path: &Path, extra: &str) -> String {
+    format!(
+        "[[layer]]\nrole = \"{role}\"\npath = {:?}\n{extra}\n",
+        path.display().to_string()
+    )
+}
+
+pub fn demo_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/clay")
+}
+
+/// Writes polygons to a shapefile with an ID column (and a .prj when given).
+pub fn write_shp(path: &Path, polys: &[(String, geo_types::Polygon<f64>)], prj: Option<&str>) {
+    use shapefile::dbase::{FieldValue, Record, TableWriterBuilder};
+    let table =
+        TableWriterBuilder::new().add_character_field("ID".try_into().expect("field name"), 40);
+    let mut w = shapefile::Writer::from_path(path, table).expect("create shapefile");
+    for (id, p) in polys {
+        let shape = shapefile::Polygon::from(p.clone());
+        let mut rec = Record::default();
+        rec.insert("ID".into(), FieldValue::Character(Some(id.clone())));
+        w.write_shape_and_record(&shape, &rec).expect("write shape");
+    }
+    drop(w);
+    if let Some(wkt) = prj {
+        std::fs::write(path.with_extension("prj"), wkt).expect("write prj");
+    }
+}

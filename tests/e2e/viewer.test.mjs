@@ -1,0 +1,359 @@
+// End-to-end test of the web viewer against a running `outfall serve`.
+// Run: OUTFALL_URL=http://127.0.0.1:8091 node --test tests/e2e/
+// It starts no server itself; it uses Debian's /usr/bin/chromium through playwright-core
+// (installed in web/node_modules; no browser download).
+import { test, describe, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..", "..");
+const artifacts = path.join(root, "tests", "artifacts");
+const require = createRequire(path.join(root, "web", "package.json"));
+
+const BASE = (process.env.OUTFALL_URL || "").replace(/\/+$/, "");
+const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+const TIMEOUT = 60_000;
+
+const skip = !BASE ? "OUTFALL_URL is not set (the Makefile starts `outfall serve` and sets it)" : false;
+
+async function getJSON(p) {
+  const res = await fetch(BASE + p, { headers: { Accept: "application/json" } });
+  assert.equal(res.status, 200, `GET ${p} -> ${res.status}`);
+  return res.json();
+}
+
+describe("web viewer", { skip, timeout: 5 * TIMEOUT }, () => {
+  let chromium;
+  let context;
+  let page;
+  let userDir;
+  const consoleErrors = [];
+  const pageErrors = [];
+  // Console errors we provoke on purpose (the 422 of a bad upload) are allowed here.
+  const expected = [];
+
+  let config;
+  let collections;
+  let activeSites;
+
+  before(async () => {
+    ({ chromium } = require("playwright-core"));
+    fs.mkdirSync(artifacts, { recursive: true });
+    userDir = fs.mkdtempSync(path.join(os.tmpdir(), "outfall-e2e-"));
+    config = await getJSON("/config");
+    collections = new Set(((await getJSON("/collections")).collections || []).map((c) => String(c.id)));
+    activeSites = (await getJSON("/sites?status=active")).sites || [];
+    context = await chromium.launchPersistentContext(userDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1280, height: 800 },
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--use-angle=swiftshader",
+        "--enable-unsafe-swiftshader",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    page = context.pages()[0] || (await context.newPage());
+    page.setDefaultTimeout(TIMEOUT);
+    page.on("console", (msg) => {
+      if (msg.type() !== "error") return;
+      const text = msg.text();
+      const url = (msg.location() && msg.location().url) || "";
+      if (expected.some((re) => re.test(text) || re.test(url))) return;
+      consoleErrors.push(`${text} ${url}`.trim());
+    });
+    page.on("pageerror", (err) => pageErrors.push(String(err && err.stack || err)));
+    page.on("requestfailed", (req) => {
+      const f = req.failure();
+      // Aborted requests (search typed over, tiles panned away) are normal.
+      if (f && /ERR_ABORTED/.test(f.errorText)) return;
+      consoleErrors.push(`request failed: ${req.url()} ${f ? f.errorText : ""}`);
+    });
+    await page.goto(BASE + "/", { waitUntil: "domcontentloaded" });
+    await page.waitForFunction(() => window.outfall && window.outfall.ready === true && window.outfall.map && window.outfall.map.loaded(), null, { timeout: TIMEOUT });
+  });
+
+  after(async () => {
+    if (page) {
+      try {
+        await page.screenshot({ path: path.join(artifacts, "viewer-final.png") });
+      } catch { /* browser gone */ }
+    }
+    if (context) await context.close();
+    if (userDir) fs.rmSync(userDir, { recursive: true, force: true });
+  });
+
+  test("the map loads the demo with its sources", async () => {
+    const info = await page.evaluate(() => {
+      const m = window.outfall.map;
+      const style = m.getStyle();
+      return {
+        sources: Object.keys(style.sources),
+        layers: style.layers.map((l) => l.id),
+        canvas: [m.getCanvas().width, m.getCanvas().height],
+        bounds: m.getBounds().toArray(),
+      };
+    });
+    for (const id of ["parcels", "disturbance", "flowlines", "waterbodies", "impaired", "tmdl", "boundary"]) {
+      if (collections.has(id)) assert.ok(info.sources.includes(id), `map has source ${id} (has ${info.sources.join(", ")})`);
+    }
+    assert.ok(info.sources.includes("disturbance") || info.sources.includes("flowlines"), "map has demo data sources");
+    assert.ok(info.layers.includes("background"));
+    assert.ok(info.canvas[0] > 100 && info.canvas[1] > 100, "canvas has a size");
+    // The view covers the configured bbox (fit on load).
+    if (Array.isArray(config.bbox)) {
+      const [[w, s], [e, n]] = info.bounds;
+      const [bw, bs, be, bn] = config.bbox;
+      const cx = (bw + be) / 2;
+      const cy = (bs + bn) / 2;
+      assert.ok(cx > w && cx < e && cy > s && cy < n, `config bbox centre ${cx},${cy} in view ${info.bounds}`);
+    }
+    // The legend has keyboard-reachable toggles.
+    const toggles = await page.locator('[data-testid="legend"] input[type="checkbox"]').count();
+    assert.ok(toggles >= 3, `legend toggles: ${toggles}`);
+    await page.waitForFunction(() => window.outfall.map.areTilesLoaded(), null, { timeout: TIMEOUT });
+    await page.screenshot({ path: path.join(artifacts, "viewer-load.png") });
+    // The rendered map is not a blank background: sample the canvas.
+    const distinct = await page.evaluate(() => {
+      const c = window.outfall.map.getCanvas();
+      const gl = c.getContext("webgl2") || c.getContext("webgl");
+      const w = gl.drawingBufferWidth;
+      const hgt = gl.drawingBufferHeight;
+      const px = new Uint8Array(w * hgt * 4);
+      gl.readPixels(0, 0, w, hgt, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      const seen = new Set();
+      for (let i = 0; i < px.length; i += 4 * 97) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+      return seen.size;
+    });
+    assert.ok(distinct > 3, `map canvas shows features (${distinct} distinct colours sampled)`);
+  });
+
+  test("the active sites list shows the demo's active sites", async () => {
+    const items = page.locator('[data-testid="sites-list"] [data-testid="site-item"]');
+    if (activeSites.length) await items.first().waitFor();
+    const ids = await items.evaluateAll((els) => els.map((e) => e.getAttribute("data-site-id")));
+    assert.deepEqual([...ids].sort(), activeSites.map((s) => String(s.id)).sort());
+    // Sorting by acres puts the largest first.
+    await page.selectOption('[data-testid="sites-sort"]', "acres");
+    const first = await items.first().getAttribute("data-site-id").catch(() => null);
+    if (activeSites.length) {
+      const max = activeSites.reduce((a, b) => ((Number(b.total_acres) || 0) > (Number(a.total_acres) || 0) ? b : a));
+      const firstSite = activeSites.find((s) => String(s.id) === first);
+      assert.equal(Number(firstSite.total_acres), Number(max.total_acres));
+    }
+  });
+
+  test("clicking a site shows its receiving waters and Conditions A/B/C as the API reports", async (t) => {
+    if (!activeSites.length) return t.skip("no active sites in the demo");
+    // Prefer a site with Condition A, the most interesting screen.
+    const pick = activeSites.find((s) => s.conditions && s.conditions.A === true) || activeSites[0];
+    const id = String(pick.id);
+    const expectedReport = await getJSON(`/sites/${encodeURIComponent(id)}/report`);
+    await page.locator(`[data-testid="site-item"][data-site-id="${cssEscape(id)}"] button`).click();
+    await page.waitForFunction((sid) => window.outfall.state.current && window.outfall.state.current.id === sid, id);
+    const report = page.locator('[data-testid="report"]');
+    await report.locator('[data-testid="receiving-water-names"]').waitFor();
+    const names = await report.locator('[data-testid="receiving-water-name"]').allTextContents();
+    assert.deepEqual(names, expectedReport.receiving_water_names);
+    for (const k of ["A", "B", "C", "land_development_activity", "five_acre_limit_exceeded"]) {
+      const v = await report.locator(`[data-testid="condition-${k}"]`).getAttribute("data-value");
+      assert.equal(v, String(expectedReport.conditions[k]), `condition ${k}`);
+    }
+    // Findings with clauses are shown.
+    const nFindings = await report.locator('[data-testid="finding"]').count();
+    assert.equal(nFindings, (expectedReport.findings || []).length);
+    // Print link goes to the printable report.
+    const href = await report.locator('[data-testid="print-report"]').getAttribute("href");
+    assert.equal(href, `/sites/${encodeURIComponent(id)}/report.html`);
+    const res = await fetch(BASE + href);
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+    // The downstream trace is on the map.
+    await page.waitForFunction(() => {
+      const m = window.outfall.map;
+      return m.isSourceLoaded("trace") && !m.isMoving();
+    });
+    await page.waitForFunction(() => window.outfall.map.areTilesLoaded());
+    await page.screenshot({ path: path.join(artifacts, "viewer-site-report.png") });
+  });
+
+  test("drawing a polygon on the map returns a report", async () => {
+    // Draw around the first active site (or the middle of the map).
+    const target = activeSites[0] && Array.isArray(activeSites[0].bbox) ? activeSites[0].bbox : config.bbox;
+    if (Array.isArray(target)) {
+      await page.evaluate((b) => {
+        window.outfall.map.jumpTo({ center: [(b[0] + b[2]) / 2, (b[1] + b[3]) / 2], zoom: 15 });
+      }, target);
+    }
+    await page.waitForFunction(() => !window.outfall.map.isMoving());
+    const box = await page.locator("#map canvas.maplibregl-canvas").boundingBox();
+    const cx = box.x + box.width / 2;
+    const cy = box.y + box.height / 2;
+    await page.click('[data-testid="draw-start"]');
+    const resp = page.waitForResponse((r) => r.url().endsWith("/check") && r.request().method() === "POST");
+    await page.mouse.click(cx - 60, cy - 50);
+    await page.mouse.click(cx + 70, cy - 40);
+    await page.mouse.click(cx + 50, cy + 60);
+    await page.mouse.dblclick(cx - 50, cy + 55);
+    const r = await resp;
+    assert.equal(r.status(), 200, `POST /check -> ${r.status()}`);
+    const body = JSON.parse(r.request().postData());
+    assert.equal(body.geometry.type, "Polygon");
+    assert.equal(body.geometry.coordinates[0].length, 5, "4 corners + closing point");
+    const rep = await r.json();
+    await page.waitForFunction(() => window.outfall.state.current && window.outfall.state.current.source === "check");
+    const names = await page.locator('[data-testid="report"] [data-testid="receiving-water-name"]').allTextContents();
+    assert.deepEqual(names, rep.receiving_water_names || []);
+    const a = await page.locator('[data-testid="report"] [data-testid="condition-A"]').getAttribute("data-value");
+    assert.equal(a, String(rep.conditions.A));
+    await page.screenshot({ path: path.join(artifacts, "viewer-drawn.png") });
+  });
+
+  test("uploading a GeoJSON file returns a report, and a bad file shows the problem detail", async () => {
+    const b = activeSites[0] && Array.isArray(activeSites[0].bbox) ? activeSites[0].bbox : config.bbox;
+    const [w, s, e, n] = b;
+    const cx = (w + e) / 2;
+    const cy = (s + n) / 2;
+    const d = 0.001;
+    const fc = {
+      type: "FeatureCollection",
+      features: [{
+        type: "Feature",
+        properties: { name: "e2e upload" },
+        geometry: { type: "Polygon", coordinates: [[[cx - d, cy - d], [cx + d, cy - d], [cx + d, cy + d], [cx - d, cy + d], [cx - d, cy - d]]] },
+      }],
+    };
+    let resp = page.waitForResponse((r) => r.url().endsWith("/check") && r.request().method() === "POST");
+    await page.setInputFiles('[data-testid="upload"]', { name: "plan.geojson", mimeType: "application/geo+json", buffer: Buffer.from(JSON.stringify(fc)) });
+    let r = await resp;
+    assert.equal(r.status(), 200);
+    await page.waitForFunction(() => window.outfall.state.current && window.outfall.state.current.source === "check" && !document.querySelector('[data-testid="report"]').hasAttribute("aria-busy"));
+    await page.locator('[data-testid="report"] [data-testid="receiving-water-names"]').waitFor();
+    await page.locator('[data-testid="report"] [data-testid="condition-A"]').waitFor();
+
+    // A broken file: the server answers 422 problem+json and its detail is shown.
+    expected.push(/status of 422/, /\/check$/);
+    resp = page.waitForResponse((x) => x.url().endsWith("/check") && x.request().method() === "POST");
+    await page.setInputFiles('[data-testid="upload"]', { name: "broken.geojson", mimeType: "application/geo+json", buffer: Buffer.from('{"type": "Feature", "geometry": ') });
+    r = await resp;
+    assert.equal(r.status(), 422);
+    const problem = await r.json();
+    const detail = page.locator('[data-testid="report"] [data-testid="problem-detail"]');
+    await detail.waitFor();
+    if (problem.detail) assert.equal((await detail.textContent()).trim(), String(problem.detail).trim());
+    await page.screenshot({ path: path.join(artifacts, "viewer-upload-422.png") });
+
+    // Too large (over 2 MiB): 413 problem+json, detail shown.
+    expected.push(/status of 413/);
+    const big = JSON.stringify({ ...fc, features: [{ ...fc.features[0], properties: { pad: "x".repeat(2 * 1024 * 1024 + 100) } }] });
+    resp = page.waitForResponse((x) => x.url().endsWith("/check") && x.request().method() === "POST");
+    await page.setInputFiles('[data-testid="upload"]', { name: "big.geojson", mimeType: "application/geo+json", buffer: Buffer.from(big) });
+    r = await resp;
+    assert.equal(r.status(), 413);
+    const p413 = await r.json().catch(() => ({}));
+    await page.waitForFunction(() => /HTTP 413/.test(document.querySelector('[data-testid="report"] [data-testid="problem"]')?.textContent || ""));
+    if (p413.detail) assert.equal((await detail.textContent()).trim(), String(p413.detail).trim());
+    expected.length = 0;
+  });
+
+  test("search finds a site and opens it", async (t) => {
+    if (!activeSites.length) return t.skip("no active sites");
+    const q = String(activeSites[0].name || activeSites[0].id).split(/\s+/)[0];
+    const res = await getJSON(`/search?q=${encodeURIComponent(q)}`);
+    const hit = (res.results || [])[0];
+    if (!hit) return t.skip(`search for ${q} found nothing`);
+    await page.fill('[data-testid="search-input"]', q);
+    await page.press('[data-testid="search-input"]', "Enter");
+    const first = page.locator('[data-testid="search-results"] [data-testid="search-result"]').first();
+    await first.waitFor();
+    assert.equal(await first.getAttribute("data-id"), String(hit.id));
+    await first.locator("button").click();
+    if (hit.kind === "site" || hit.kind === "parcel") {
+      await page.waitForFunction((id) => window.outfall.state.current && String(window.outfall.state.current.id) === id, String(hit.id));
+      await page.locator('[data-testid="report"] [data-testid="receiving-water-names"]').waitFor();
+    }
+  });
+
+  test("clicking a parcel on the map opens its receiving waters", async (t) => {
+    if (!collections.has("parcels")) return t.skip("no parcels collection");
+    const b = activeSites[0] && Array.isArray(activeSites[0].bbox) ? activeSites[0].bbox : config.bbox;
+    await page.evaluate((bb) => window.outfall.map.jumpTo({ center: [(bb[0] + bb[2]) / 2, (bb[1] + bb[3]) / 2], zoom: 16 }), b);
+    await page.waitForFunction(() => {
+      const m = window.outfall.map;
+      return !m.isMoving() && m.isSourceLoaded("parcels") && m.areTilesLoaded();
+    });
+    // Find a canvas point on a parcel and not on a site (sites win clicks).
+    const hit = await page.evaluate(() => {
+      const m = window.outfall.map;
+      const c = m.getCanvas();
+      const w = c.clientWidth;
+      const hh = c.clientHeight;
+      const other = ["disturbance-fill", "disturbance-stabilized", "sites-fill", "site-points"].filter((l) => m.getLayer(l));
+      for (let y = 40; y < hh - 40; y += 23) {
+        for (let x = 300; x < w - 40; x += 23) {
+          const p = m.queryRenderedFeatures([x, y], { layers: ["parcels-fill"] });
+          if (!p.length) continue;
+          if (m.queryRenderedFeatures([[x - 5, y - 5], [x + 5, y + 5]], { layers: other }).length) continue;
+          const id = window.outfall.parcelIdOf(p[0].properties, p[0].id);
+          if (id != null) return { x, y, id: String(id) };
+        }
+      }
+      return null;
+    });
+    if (!hit) return t.skip("no parcel rendered near the first active site");
+    const box = await page.locator("#map canvas.maplibregl-canvas").boundingBox();
+    const resp = page.waitForResponse((r) => r.url().includes(`/parcels/${encodeURIComponent(hit.id)}/receiving-waters`));
+    await page.mouse.click(box.x + hit.x, box.y + hit.y);
+    const r = await resp;
+    assert.equal(r.status(), 200);
+    const rep = await r.json();
+    await page.waitForFunction((id) => window.outfall.state.current && window.outfall.state.current.source === "parcel" && window.outfall.state.current.id === id, hit.id);
+    const names = await page.locator('[data-testid="report"] [data-testid="receiving-water-name"]').allTextContents();
+    assert.deepEqual(names, rep.receiving_water_names || []);
+    await page.screenshot({ path: path.join(artifacts, "viewer-parcel.png") });
+  });
+
+  test("legend toggles work from the keyboard", async () => {
+    const cb = page.locator('[data-testid="toggle-flowlines"]');
+    if (!(await cb.count())) return;
+    await cb.focus();
+    await page.keyboard.press("Space");
+    assert.equal(await page.evaluate(() => window.outfall.map.getLayoutProperty("flowlines-line", "visibility")), "none");
+    await page.keyboard.press("Space");
+    assert.equal(await page.evaluate(() => window.outfall.map.getLayoutProperty("flowlines-line", "visibility")), "visible");
+  });
+
+  test("narrow screens put the panel below the map", async () => {
+    await page.setViewportSize({ width: 700, height: 900 });
+    await page.waitForFunction(() => {
+      const m = document.querySelector(".map-wrap").getBoundingClientRect();
+      const p = document.querySelector("#panel").getBoundingClientRect();
+      return p.top >= m.bottom - 1;
+    });
+    await page.screenshot({ path: path.join(artifacts, "viewer-narrow.png"), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  test("no console errors, page errors or map errors", async () => {
+    const mapErrors = await page.evaluate(() => window.outfall.mapErrors.slice());
+    assert.deepEqual(pageErrors, [], "page errors");
+    assert.deepEqual(consoleErrors, [], "console errors");
+    assert.deepEqual(mapErrors, [], "map errors");
+  });
+});
+
+function cssEscape(s) {
+  return String(s).replace(/["\\]/g, "\\$&");
+}
