@@ -14,8 +14,8 @@ run: tools web
 test: tools web
 	scripts/ensure-tools.sh test
 	cargo fmt --check
-	cargo clippy --all-targets -- -D warnings
-	cargo test --all-targets
+	cargo clippy --release --all-targets -- -D warnings
+	cargo test --release
 	$(MAKE) e2e
 
 tools:
@@ -29,7 +29,7 @@ web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 
 # The viewer in headless Debian chromium against the real server on a loopback port.
 e2e: web
-	cargo build
+	cargo build --release
 	scripts/e2e.sh $(E2E_PORT)
 
 bench: tools

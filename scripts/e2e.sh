@@ -8,7 +8,7 @@ if ! command -v chromium >/dev/null; then
   if [ -n "${CI:-}" ]; then echo "FAIL: chromium is required for the browser tests in CI" >&2; exit 1; fi
   echo "SKIP: browser tests (chromium not installed; run as root or install Debian chromium)"; exit 0
 fi
-./target/debug/outfall serve --data data/clay --bind "127.0.0.1:$port" --web web > target/e2e-server.log 2>&1 &
+./target/release/outfall serve --data data/clay --bind "127.0.0.1:$port" --web web > target/e2e-server.log 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do

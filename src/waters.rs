@@ -6,7 +6,7 @@ mod hydro;
 mod impairment;
 
 pub use hydro::Hydro;
-pub use impairment::{causes_matching, ImpairmentHit};
+pub use impairment::{causes_in, causes_matching, split_causes, ImpairmentHit};
 
 use crate::catalog::Catalog;
 use crate::config::Role;

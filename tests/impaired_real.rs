@@ -141,7 +141,12 @@ fn condition_a_scope_rule_changes_the_decision_and_the_report_shows_both_facts()
     let Some(wide) = walker_catalog("condition_a_downstream_km = 10.0") else {
         return;
     };
-    let r = check(&wide, &site_at_headwater(&wide, "5329291"));
+    let mut s = site_at_headwater(&wide, "5329291");
+    // A small lot that is part of a larger common plan is a land development activity.
+    s.attributes
+        .insert("common_plan".into(), serde_json::Value::Bool(true));
+    let r = check(&wide, &s);
+    assert!(r.conditions.land_development_activity);
     assert_eq!(r.conditions.a, Some(true));
     let f = r.findings.iter().find(|f| f.rule == "condition_a").unwrap();
     assert!(
@@ -244,7 +249,7 @@ fn attains_layers_load_with_causes_from_per_cause_columns() {
         let with_causes: Vec<_> = layer
             .features
             .iter()
-            .filter(|f| !outfall::waters::causes_of(layer, f).is_empty())
+            .filter(|f| !outfall::waters::causes_in(&f.properties, &layer.config).is_empty())
             .collect();
         assert_eq!(with_causes.len(), impaired, "{rel}: features with a cause");
         // Exactly the units ATTAINS flags as impaired.

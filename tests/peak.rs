@@ -7,7 +7,7 @@ use outfall::area::{area_acres, peak_at_one_time, union, Phase};
 /// A square of about `acres` acres with its south-west corner `east_m` metres east of a point near Clay.
 fn square(acres: f64, east_m: f64) -> Polygon<f64> {
     let side_m = (acres * 4046.8564224).sqrt();
-    let (lon0, lat0) = (-76.2, 43.15);
+    let (lon0, lat0): (f64, f64) = (-76.2, 43.15);
     let m_lon = 111_412.84 * lat0.to_radians().cos() - 93.5 * (3.0 * lat0.to_radians()).cos();
     let m_lat = 111_132.954 - 559.822 * (2.0 * lat0.to_radians()).cos();
     let (x0, x1) = (lon0 + east_m / m_lon, lon0 + (east_m + side_m) / m_lon);

@@ -91,17 +91,18 @@ pub fn load_layer(dir: &Path, cfg: &LayerConfig) -> Result<LoadedLayer> {
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let (raw, crs) =
-        match ext.as_str() {
-            "shp" => shapefile::read(&path, cfg)?,
-            "geojson" | "json" => geojson::read(&path, cfg)?,
-            other => return Err(Error::format(
+    let (raw, crs) = match ext.as_str() {
+        "shp" => shapefile::read(&path, cfg)?,
+        "geojson" | "json" => geojson::read(&path, cfg)?,
+        other => {
+            return Err(Error::format(
                 &path,
                 format!(
                     "unsupported file type '.{other}' for a geometry layer (use .shp or .geojson)"
                 ),
-            )),
-        };
+            ))
+        }
+    };
     let sha256 = hash_files(&path, &ext)?;
     let mut features = Vec::with_capacity(raw.len());
     let mut problems = Vec::new();

@@ -146,10 +146,18 @@ impl Hydro {
             });
             let flow = &layers[li];
             let mut hits = impairment::match_line(line, &impaired_layers, rules);
-            if let Some(k) = flow.text(&flow.features[fi], flow.config.join_field.as_deref()) {
-                hits.extend(impairment::table_hits(&k, tables));
+            let own_key = flow.text(&flow.features[fi], flow.config.join_field.as_deref());
+            if let Some(k) = &own_key {
+                hits.extend(impairment::table_hits(k, tables));
             }
-            if let Some(w) = wb {
+            // A path through a lake is the lake, unless the reach carries its own segment id
+            // (a creek whose last reach runs a little way into the lake is still the creek).
+            let wb_key = wb.and_then(|(wli, wfi)| {
+                let wl = &layers[wli];
+                wl.text(&wl.features[wfi], wl.config.join_field.as_deref())
+            });
+            let is_lake_path = own_key.is_none() || own_key == wb_key;
+            if let (Some(w), true) = (wb, is_lake_path) {
                 for h in waterbody_impairments.get(&w).into_iter().flatten() {
                     if !hits.iter().any(|x| x.id == h.id) {
                         hits.push(h.clone());

@@ -52,6 +52,8 @@ describe("web viewer", { skip, timeout: 5 * TIMEOUT }, () => {
       executablePath: CHROMIUM,
       headless: true,
       viewport: { width: 1280, height: 800 },
+      // MapLibre jumps instead of animating: less software-GL work on a 2-core machine.
+      reducedMotion: "reduce",
       args: [
         "--headless",
         "--no-sandbox",
@@ -157,35 +159,47 @@ describe("web viewer", { skip, timeout: 5 * TIMEOUT }, () => {
 
   test("clicking a site shows its receiving waters and Conditions A/B/C as the API reports", async (t) => {
     if (!activeSites.length) return t.skip("no active sites in the demo");
-    // Prefer a site with Condition A, the most interesting screen.
-    const pick = activeSites.find((s) => s.conditions && s.conditions.A === true) || activeSites[0];
-    const id = String(pick.id);
-    const expectedReport = await getJSON(`/sites/${encodeURIComponent(id)}/report`);
-    await page.locator(`[data-testid="site-item"][data-site-id="${cssEscape(id)}"] button`).click();
-    await page.waitForFunction((sid) => window.outfall.state.current && window.outfall.state.current.id === sid, id);
+    // Every active site; the one with Condition A (the most interesting screen) last, for the screenshot.
+    const withA = activeSites.find((s) => s.conditions && s.conditions.A === true) || activeSites[0];
+    const order = [...activeSites.filter((s) => s !== withA), withA];
     const report = page.locator('[data-testid="report"]');
-    await report.locator('[data-testid="receiving-water-names"]').waitFor();
-    const names = await report.locator('[data-testid="receiving-water-name"]').allTextContents();
-    assert.deepEqual(names, expectedReport.receiving_water_names);
-    for (const k of ["A", "B", "C", "land_development_activity", "five_acre_limit_exceeded"]) {
-      const v = await report.locator(`[data-testid="condition-${k}"]`).getAttribute("data-value");
-      assert.equal(v, String(expectedReport.conditions[k]), `condition ${k}`);
+    for (const site of order) {
+      const id = String(site.id);
+      const expectedReport = await getJSON(`/sites/${encodeURIComponent(id)}/report`);
+      await page.locator(`[data-testid="site-item"][data-site-id="${cssEscape(id)}"] button`).click();
+      await page.waitForFunction(
+        (sid) => window.outfall.state.current && window.outfall.state.current.id === sid && !document.querySelector('[data-testid="report"]').hasAttribute("aria-busy"),
+        id,
+      );
+      await report.locator('[data-testid="receiving-water-names"]').waitFor();
+      const names = await report.locator('[data-testid="receiving-water-name"]').allTextContents();
+      assert.deepEqual(names, expectedReport.receiving_water_names, `site ${id} receiving waters`);
+      for (const k of ["A", "B", "C", "land_development_activity", "five_acre_limit_exceeded"]) {
+        const v = await report.locator(`[data-testid="condition-${k}"]`).getAttribute("data-value");
+        assert.equal(v, String(expectedReport.conditions[k] ?? null), `site ${id} condition ${k}`);
+      }
+      // Every finding (reason + clause) is shown.
+      const nFindings = await report.locator('[data-testid="finding"]').count();
+      assert.equal(nFindings, (expectedReport.findings || []).length, `site ${id} findings`);
+      // Print link goes to the printable report.
+      const href = await report.locator('[data-testid="print-report"]').getAttribute("href");
+      assert.equal(href, `/sites/${encodeURIComponent(id)}/report.html`);
+      // The downstream trace is on the map.
+      if ((expectedReport.downstream || []).length) {
+        const n = await page.evaluate(async () => {
+          const d = await window.outfall.map.getSource("trace").getData();
+          return d && d.features ? d.features.length : 0;
+        });
+        assert.ok(n > 0, `site ${id}: trace highlighted`);
+      }
     }
-    // Findings with clauses are shown.
-    const nFindings = await report.locator('[data-testid="finding"]').count();
-    assert.equal(nFindings, (expectedReport.findings || []).length);
-    // Print link goes to the printable report.
-    const href = await report.locator('[data-testid="print-report"]').getAttribute("href");
-    assert.equal(href, `/sites/${encodeURIComponent(id)}/report.html`);
-    const res = await fetch(BASE + href);
+    const res = await fetch(`${BASE}/sites/${encodeURIComponent(String(withA.id))}/report.html`);
     assert.equal(res.status, 200);
     await res.arrayBuffer();
-    // The downstream trace is on the map.
     await page.waitForFunction(() => {
       const m = window.outfall.map;
-      return m.isSourceLoaded("trace") && !m.isMoving();
+      return m.isSourceLoaded("trace") && !m.isMoving() && m.areTilesLoaded();
     });
-    await page.waitForFunction(() => window.outfall.map.areTilesLoaded());
     await page.screenshot({ path: path.join(artifacts, "viewer-site-report.png") });
   });
 
@@ -284,6 +298,65 @@ describe("web viewer", { skip, timeout: 5 * TIMEOUT }, () => {
       await page.waitForFunction((id) => window.outfall.state.current && String(window.outfall.state.current.id) === id, String(hit.id));
       await page.locator('[data-testid="report"] [data-testid="receiving-water-names"]').waitFor();
     }
+  });
+
+  test("an applicant finds a parcel by address and reads its receiving waters", async (t) => {
+    const withAddr = activeSites.find((s) => s.address);
+    if (!withAddr) return t.skip("no site address to search by");
+    // The street part of an address, e.g. "State Route 31" from "4610 State Route 31".
+    const q = String(withAddr.address).replace(/^\s*\d+\s*/, "").trim() || String(withAddr.address);
+    const res = await getJSON(`/search?q=${encodeURIComponent(q)}`);
+    const hit = (res.results || []).find((r) => r.kind === "parcel");
+    if (!hit) return t.skip(`no parcel found for "${q}"`);
+    const expectedReport = await getJSON(`/parcels/${encodeURIComponent(hit.id)}/receiving-waters`);
+    await page.fill('[data-testid="search-input"]', q);
+    await page.press('[data-testid="search-input"]', "Enter");
+    const item = page.locator(`[data-testid="search-result"][data-kind="parcel"][data-id="${cssEscape(String(hit.id))}"]`);
+    await item.waitFor();
+    await item.locator("button").click();
+    await page.waitForFunction(
+      (id) => window.outfall.state.current && window.outfall.state.current.source === "parcel" && String(window.outfall.state.current.id) === id &&
+        !document.querySelector('[data-testid="report"]').hasAttribute("aria-busy"),
+      String(hit.id),
+    );
+    const names = await page.locator('[data-testid="report"] [data-testid="receiving-water-name"]').allTextContents();
+    assert.deepEqual(names, expectedReport.receiving_water_names || []);
+    for (const k of ["A", "B", "C"]) {
+      const v = await page.locator(`[data-testid="report"] [data-testid="condition-${k}"]`).getAttribute("data-value");
+      assert.equal(v, String(expectedReport.conditions[k] ?? null), `parcel condition ${k}`);
+    }
+  });
+
+  test("clicking a site on the map opens its report", async (t) => {
+    const site = activeSites.find((s) => Array.isArray(s.bbox));
+    if (!site) return t.skip("no site with a bbox");
+    const b = site.bbox;
+    await page.evaluate((bb) => window.outfall.map.jumpTo({ center: [(bb[0] + bb[2]) / 2, (bb[1] + bb[3]) / 2], zoom: 16 }), b);
+    await page.waitForFunction(() => !window.outfall.map.isMoving() && window.outfall.map.areTilesLoaded());
+    const hit = await page.evaluate((sid) => {
+      const m = window.outfall.map;
+      const c = m.getCanvas();
+      const layers = ["disturbance-fill", "disturbance-stabilized", "sites-fill"].filter((l) => m.getLayer(l));
+      for (let dy = -60; dy <= 60; dy += 15) {
+        for (let dx = -60; dx <= 60; dx += 15) {
+          const x = c.clientWidth / 2 + dx;
+          const y = c.clientHeight / 2 + dy;
+          const f = m.queryRenderedFeatures([x, y], { layers });
+          if (f.length && String(f[0].properties.site_id ?? f[0].properties.id) === sid) return { x, y };
+        }
+      }
+      return null;
+    }, String(site.id));
+    if (!hit) return t.skip("site not rendered at the centre of its bbox");
+    const box = await page.locator("#map canvas.maplibregl-canvas").boundingBox();
+    await page.mouse.click(box.x + hit.x, box.y + hit.y);
+    await page.waitForFunction(
+      (sid) => window.outfall.state.current && window.outfall.state.current.source === "site" && window.outfall.state.current.id === sid &&
+        !document.querySelector('[data-testid="report"]').hasAttribute("aria-busy"),
+      String(site.id),
+    );
+    const names = await page.locator('[data-testid="report"] [data-testid="receiving-water-name"]').allTextContents();
+    assert.deepEqual(names, site.receiving_water_names || []);
   });
 
   test("clicking a parcel on the map opens its receiving waters", async (t) => {
