@@ -673,6 +673,9 @@ def write_expected(results, reaches, parcels):
             else:
                 why.append("no verified construction-related listing downstream; outside the TMDL watershed")
         a = yn(r["A_water"])
+        if r["entry_rule"] == "none" and not r["in_tmdl"]:
+            # Where the runoff goes is unknown, so Condition A cannot be decided either way.
+            a = "undetermined"
         if not r["lda"]:
             a += " (water test only; site is not a land development activity)"
         elif s.get("exemptions"):
