@@ -1,0 +1,491 @@
+//! The HTTP API through `oneshot`: status codes, content types, paging, tiles, reports,
+//! uploads and path confinement.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use http_body_util::BodyExt;
+use outfall::api::{app, AppState};
+use outfall::Catalog;
+use serde_json::Value;
+use std::sync::{Arc, OnceLock};
+use tower::ServiceExt;
+
+fn state() -> AppState {
+    static STATE: OnceLock<AppState> = OnceLock::new();
+    STATE
+        .get_or_init(|| {
+            let cat = Catalog::open(&common::demo_dir()).expect("demo loads");
+            AppState::new(
+                Arc::new(cat),
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web"),
+            )
+        })
+        .clone()
+}
+
+struct Resp {
+    status: StatusCode,
+    content_type: String,
+    body: Vec<u8>,
+}
+
+impl Resp {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+async fn send(req: Request<Body>) -> Resp {
+    let res = app(state()).oneshot(req).await.expect("response");
+    let status = res.status();
+    let content_type = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let body = res
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes()
+        .to_vec();
+    Resp {
+        status,
+        content_type,
+        body,
+    }
+}
+
+async fn get(uri: &str) -> Resp {
+    send(
+        Request::get(uri)
+            .header(header::HOST, "test.local")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await
+}
+
+async fn post(uri: &str, body: Vec<u8>) -> Resp {
+    send(
+        Request::post(uri)
+            .header(header::CONTENT_TYPE, "application/geo+json")
+            .body(Body::from(body))
+            .unwrap(),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn landing_page_negotiates_json_and_html() {
+    let r = send(
+        Request::get("/")
+            .header(header::ACCEPT, "application/json")
+            .header(header::HOST, "test.local")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    let v = r.json();
+    let rels: Vec<&str> = v["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["rel"].as_str().unwrap())
+        .collect();
+    assert!(
+        rels.contains(&"conformance") && rels.contains(&"data"),
+        "{rels:?}"
+    );
+    assert_eq!(get("/?f=json").await.json()["links"], v["links"]);
+    let html = send(
+        Request::get("/")
+            .header(header::ACCEPT, "text/html,application/xhtml+xml")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(html.status, StatusCode::OK);
+    assert!(html.content_type.starts_with("text/html"));
+    assert!(html.text().contains("<html"));
+    let conf = get("/conformance").await.json();
+    assert!(conf["conformsTo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c.as_str().unwrap().ends_with("conf/geojson")));
+}
+
+#[tokio::test]
+async fn collections_list_every_layer_with_extent() {
+    let v = get("/collections").await.json();
+    let ids: Vec<&str> = v["collections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    for want in [
+        "parcels",
+        "sites",
+        "disturbance",
+        "flowlines",
+        "waterbodies",
+        "tmdl",
+        "boundary",
+    ] {
+        assert!(ids.contains(&want), "{want} missing from {ids:?}");
+    }
+    let p = get("/collections/parcels").await.json();
+    let bbox = p["extent"]["spatial"]["bbox"][0].as_array().unwrap();
+    assert!(bbox[0].as_f64().unwrap() > -76.4 && bbox[2].as_f64().unwrap() < -76.0);
+    let missing = get("/collections/rivers").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.content_type, "application/problem+json");
+    assert_eq!(missing.json()["status"], 404);
+}
+
+#[tokio::test]
+async fn items_page_with_limits_offsets_and_links() {
+    let total = state()
+        .catalog
+        .collection("parcels")
+        .unwrap()
+        .features
+        .len();
+    let r = get("/collections/parcels/items").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.content_type, "application/geo+json");
+    let v = r.json();
+    assert_eq!(v["numberMatched"], total);
+    assert_eq!(v["numberReturned"], 100);
+    assert_eq!(v["features"].as_array().unwrap().len(), 100);
+    let next = v["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["rel"] == "next")
+        .expect("next link");
+    assert!(next["href"].as_str().unwrap().contains("offset=100"));
+
+    let last = get(&format!(
+        "/collections/parcels/items?limit=100&offset={}",
+        total - 10
+    ))
+    .await
+    .json();
+    assert_eq!(last["numberReturned"], 10);
+    let rels: Vec<&str> = last["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["rel"].as_str().unwrap())
+        .collect();
+    assert!(
+        rels.contains(&"prev") && !rels.contains(&"next"),
+        "{rels:?}"
+    );
+
+    let capped = get("/collections/parcels/items?limit=50000").await.json();
+    assert_eq!(capped["numberReturned"], total.min(10_000));
+    for bad in [
+        "limit=0",
+        "limit=abc",
+        "limit=-3",
+        "offset=x",
+        "bbox=1,2,3",
+        "bbox=a,b,c,d",
+        "bbox=-76,43,-77,44",
+    ] {
+        let r = get(&format!("/collections/parcels/items?{bad}")).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bad}");
+        assert_eq!(r.content_type, "application/problem+json");
+    }
+}
+
+#[tokio::test]
+async fn bbox_returns_exactly_the_intersecting_features() {
+    use geo::Intersects;
+    let (x0, y0, x1, y1) = (-76.19, 43.155, -76.17, 43.17);
+    let rect = geo_types::Rect::new(
+        geo_types::coord! {x: x0, y: y0},
+        geo_types::coord! {x: x1, y: y1},
+    )
+    .to_polygon();
+    let st = state();
+    let layer = st.catalog.collection("parcels").unwrap();
+    let want: Vec<&str> = layer
+        .features
+        .iter()
+        .filter(|f| f.geometry.intersects(&rect))
+        .map(|f| f.id.as_str())
+        .collect();
+    assert!(want.len() > 3, "fixture bbox should hold parcels");
+    let v = get(&format!(
+        "/collections/parcels/items?bbox={x0},{y0},{x1},{y1}&limit=1000"
+    ))
+    .await
+    .json();
+    assert_eq!(v["numberMatched"], want.len());
+    let mut got: Vec<&str> = v["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    let mut want = want;
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+    let one = get(&format!("/collections/parcels/items/{}", want[0])).await;
+    assert_eq!(one.status, StatusCode::OK);
+    assert_eq!(one.json()["id"], want[0]);
+    assert_eq!(
+        get("/collections/parcels/items/nope").await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn tiles_decode_to_the_layer_and_empty_tiles_are_204() {
+    use geozero::mvt::{Message, Tile};
+    use outfall::tiles::TileId;
+    let st = state();
+    let s01 = &st.reports["S01"];
+    let b = s01.site.bbox.unwrap();
+    let t = TileId::from_lonlat((b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0, 15).unwrap();
+    let r = get(&format!(
+        "/collections/parcels/tiles/WebMercatorQuad/{}/{}/{}",
+        t.z, t.y, t.x
+    ))
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.content_type, "application/vnd.mapbox-vector-tile");
+    let tile = Tile::decode(r.body.as_slice()).expect("valid MVT");
+    assert_eq!(tile.layers.len(), 1);
+    assert_eq!(tile.layers[0].name, "parcels");
+    // Every parcel whose envelope meets the buffered tile and that survives clipping is there.
+    let layer = st.catalog.collection("parcels").unwrap();
+    let candidates = layer.query(t.bounds_lonlat()).count();
+    let n = tile.layers[0].features.len();
+    assert!(
+        n > 0
+            && n >= candidates.saturating_sub(2)
+            && n <= layer.query(t.bounds_with_buffer_lonlat(64, 4096)).count(),
+        "{n} features, {candidates} in tile"
+    );
+    // The same tile again comes from the cache, byte for byte.
+    let again = get(&format!(
+        "/collections/parcels/tiles/WebMercatorQuad/{}/{}/{}",
+        t.z, t.y, t.x
+    ))
+    .await;
+    assert_eq!(again.body, r.body);
+    assert_eq!(
+        get("/collections/parcels/tiles/WebMercatorQuad/15/0/0")
+            .await
+            .status,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        get("/collections/parcels/tiles/WebMercatorQuad/3/9/9")
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    let tj = get("/collections/parcels/tiles/WebMercatorQuad")
+        .await
+        .json();
+    assert_eq!(tj["vector_layers"][0]["id"], "parcels");
+    assert!(tj["tiles"][0]
+        .as_str()
+        .unwrap()
+        .ends_with("/collections/parcels/tiles/WebMercatorQuad/{z}/{y}/{x}"));
+}
+
+#[tokio::test]
+async fn sites_list_filters_by_status_and_reports_match_the_cli() {
+    let v = get("/sites?status=active").await.json();
+    let ids: Vec<&str> = v["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    let st = state();
+    let sites_layer = st.catalog.layer(outfall::Role::Sites).unwrap();
+    let want: Vec<&str> = sites_layer
+        .features
+        .iter()
+        .filter(|f| f.properties["status"] == "active")
+        .map(|f| f.id.as_str())
+        .collect();
+    assert_eq!(ids, want);
+    assert!(!ids.contains(&"S09") && !ids.contains(&"S11"));
+    let all = get("/sites").await.json();
+    assert_eq!(
+        all["sites"].as_array().unwrap().len(),
+        st.catalog.sites.len()
+    );
+
+    let api = get("/sites/S04/report").await.json();
+    let cli =
+        serde_json::to_value(outfall::screening::check_site(&st.catalog, "S04").unwrap()).unwrap();
+    for key in [
+        "site",
+        "disturbance",
+        "conditions",
+        "receiving_water_names",
+        "downstream",
+        "first_impaired",
+        "findings",
+    ] {
+        assert_eq!(api[key], cli[key], "{key}");
+    }
+    assert_eq!(api["conditions"]["A"], true);
+    assert_eq!(get("/sites/S99/report").await.status, StatusCode::NOT_FOUND);
+
+    let html = get("/sites/S04/report.html").await;
+    assert!(html.content_type.starts_with("text/html"));
+    let text = html.text();
+    let parcels_sha = st
+        .catalog
+        .collection("parcels")
+        .unwrap()
+        .source
+        .sha256
+        .clone();
+    assert!(
+        text.contains("Condition A")
+            && text.contains("§230-20 D(7)(b)[2]")
+            && text.contains(&parcels_sha)
+            && text.contains("<svg")
+    );
+
+    let trace = get("/sites/S04/trace").await.json();
+    let n = trace["features"].as_array().unwrap().len();
+    assert_eq!(n, api["downstream"].as_array().unwrap().len());
+    assert_eq!(trace["features"][0]["properties"]["first_impaired"], true);
+}
+
+#[tokio::test]
+async fn a_parcel_gets_its_receiving_waters() {
+    let st = state();
+    let parcel = st.reports["S02"].site.parcel_ids[0].clone();
+    let v = get(&format!("/parcels/{parcel}/receiving-waters"))
+        .await
+        .json();
+    assert_eq!(v["site"]["id"], parcel);
+    assert!(
+        v["receiving_water_names"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "Mud Creek"),
+        "{}",
+        v["receiving_water_names"]
+    );
+    assert_eq!(
+        get("/parcels/000-nope/receiving-waters").await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+fn square_fc(x: f64, y: f64, d: f64) -> String {
+    format!(
+        r#"{{"type":"FeatureCollection","features":[{{"type":"Feature","properties":{{}},"geometry":{{"type":"Polygon","coordinates":[[[{x},{y}],[{x2},{y}],[{x2},{y2}],[{x},{y2}],[{x},{y}]]]}}}}]}}"#,
+        x2 = x + d,
+        y2 = y + d
+    )
+}
+
+#[tokio::test]
+async fn post_check_reports_and_rejects_bad_uploads_clearly() {
+    // Near S04 (the unnamed tributary to Ley Creek), about 2.4 acres.
+    let b = state().reports["S04"].site.bbox.unwrap();
+    let ok = post("/check", square_fc(b[0], b[1], 0.0012).into_bytes()).await;
+    assert_eq!(ok.status, StatusCode::OK, "{}", ok.text());
+    let v = ok.json();
+    assert!(v["disturbance"]["total_acres"].as_f64().unwrap() > 1.0);
+    assert_eq!(v["conditions"]["C"], true);
+    assert!(!v["receiving_water_names"].as_array().unwrap().is_empty());
+
+    let big = post("/check", vec![b' '; outfall::api::MAX_UPLOAD_BYTES + 10]).await;
+    assert_eq!(big.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(big.content_type, "application/problem+json");
+    assert!(big.json()["detail"].as_str().unwrap().contains("MiB"));
+
+    let cases: Vec<(&str, String)> = vec![
+        ("not JSON", "hello".into()),
+        ("empty", r#"{"type":"FeatureCollection","features":[]}"#.into()),
+        ("point", r#"{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[-76.2,43.1]}}"#.into()),
+        ("bowtie", r#"{"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[[[-76.2,43.1],[-76.19,43.11],[-76.19,43.1],[-76.2,43.11],[-76.2,43.1]]]}}"#.into()),
+        ("nested", format!("{}{}", "[".repeat(5000), "]".repeat(5000))),
+    ];
+    for (what, body) in cases {
+        let r = post("/check", body.into_bytes()).await;
+        assert_eq!(
+            r.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{what}: {}",
+            r.text()
+        );
+        assert_eq!(r.content_type, "application/problem+json", "{what}");
+        assert!(
+            r.json()["detail"].as_str().unwrap().contains("upload"),
+            "{what}: {}",
+            r.text()
+        );
+    }
+}
+
+#[tokio::test]
+async fn search_finds_parcels_sites_and_waters() {
+    let v = get("/search?q=mud").await.json();
+    assert!(v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["kind"] == "water" && r["label"] == "Mud Creek"));
+    let v = get("/search?q=taft").await.json();
+    assert!(v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["kind"] == "site" && r["id"] == "S04"));
+    let parcel = state().reports["S01"].site.parcel_ids[0].clone();
+    let v = get(&format!("/search?q={parcel}")).await.json();
+    assert!(v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["kind"] == "parcel" && r["id"] == parcel.as_str()));
+    assert_eq!(get("/search").await.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn static_files_are_confined_to_web() {
+    let ok = get("/style.css").await;
+    assert_eq!(ok.status, StatusCode::OK);
+    for evil in [
+        "/../Cargo.toml",
+        "/%2e%2e/Cargo.toml",
+        "/..%2fCargo.toml",
+        "/vendor/maplibre-gl/../../../../Cargo.toml",
+        "/%2e%2e%2f%2e%2e%2fetc/passwd",
+        "/web/../src/main.rs",
+    ] {
+        let r = get(evil).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{evil}");
+        assert!(!r.text().contains("[package]"), "{evil} leaked a file");
+    }
+}
