@@ -45,7 +45,7 @@ enum Command {
         #[arg(long, group = "subject")]
         batch: Option<PathBuf>,
         /// The known storm-sewer outfall "lon,lat" (WGS84) for an ad-hoc check
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         outfall: Option<String>,
         /// Print the report as JSON
         #[arg(long)]

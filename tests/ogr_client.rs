@@ -30,13 +30,23 @@ fn start_server() -> Server {
         .expect("start outfall serve");
     let stdout = child.stdout.take().expect("stdout");
     let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).expect("server prints its URL");
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).expect("URL in the first line").trim_end_matches('/').to_string();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("server prints its URL");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("URL in the first line")
+        .trim_end_matches('/')
+        .to_string();
     Server { child, url }
 }
 
 fn gdal_available() -> bool {
-    let ok = Command::new("ogrinfo").arg("--version").output().is_ok_and(|o| o.status.success());
+    let ok = Command::new("ogrinfo")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !ok {
         if std::env::var_os("CI").is_some() {
             panic!("ogrinfo (Debian gdal-bin) is required in CI");
@@ -48,7 +58,12 @@ fn gdal_available() -> bool {
 
 fn run(cmd: &mut Command) -> String {
     let out = cmd.output().expect("run GDAL");
-    assert!(out.status.success(), "{:?} failed: {}", cmd, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{:?} failed: {}",
+        cmd,
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -62,25 +77,44 @@ fn gdal_reads_every_collection_and_a_bbox_subset() {
     let ds = format!("OAPIF:{}/", server.url);
     let listing = run(Command::new("ogrinfo").args(["-ro", "-q", &ds]));
     for layer in &cat.layers {
-        assert!(listing.contains(&layer.collection_id), "ogrinfo did not list {}: {listing}", layer.collection_id);
+        assert!(
+            listing.contains(&layer.collection_id),
+            "ogrinfo did not list {}: {listing}",
+            layer.collection_id
+        );
         let info = run(Command::new("ogrinfo").args(["-ro", "-so", &ds, &layer.collection_id]));
         let count = info
             .lines()
             .find_map(|l| l.strip_prefix("Feature Count: "))
             .unwrap_or_else(|| panic!("no feature count for {}: {info}", layer.collection_id));
-        assert_eq!(count.trim().parse::<usize>().unwrap(), layer.features.len(), "{}", layer.collection_id);
+        assert_eq!(
+            count.trim().parse::<usize>().unwrap(),
+            layer.features.len(),
+            "{}",
+            layer.collection_id
+        );
     }
     // ogr2ogr pulls a bbox subset of parcels: the same number the API matches.
     let (x0, y0, x1, y1) = ("-76.19", "43.155", "-76.17", "43.17");
     let api: serde_json::Value = {
-        let out = run(Command::new("curl").args(["-s", &format!("{}/collections/parcels/items?bbox={x0},{y0},{x1},{y1}&limit=1", server.url)]));
+        let out = run(Command::new("curl").args([
+            "-s",
+            &format!(
+                "{}/collections/parcels/items?bbox={x0},{y0},{x1},{y1}&limit=1",
+                server.url
+            ),
+        ]));
         serde_json::from_str(&out).unwrap()
     };
     let want = api["numberMatched"].as_u64().unwrap();
     assert!(want > 3);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("subset.geojson");
-    run(Command::new("ogr2ogr").args(["-f", "GeoJSON"]).arg(&out).args([&ds, "parcels", "-spat", x0, y0, x1, y1]));
-    let got: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    run(Command::new("ogr2ogr")
+        .args(["-f", "GeoJSON"])
+        .arg(&out)
+        .args([&ds, "parcels", "-spat", x0, y0, x1, y1]));
+    let got: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(got["features"].as_array().unwrap().len() as u64, want);
 }

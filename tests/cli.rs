@@ -1,0 +1,157 @@
+//! The `outfall` command as a user runs it: reports, JSON keys, ad-hoc geometry, batches and errors.
+
+mod common;
+
+use std::process::Command;
+
+fn outfall(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_outfall"))
+        .args(args)
+        .output()
+        .expect("run outfall");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn demo() -> String {
+    common::demo_dir().display().to_string()
+}
+
+#[test]
+fn json_report_has_the_stable_keys() {
+    let (ok, out, err) = outfall(&["check", "--data", &demo(), "--site", "S03", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for ptr in [
+        "/site/id",
+        "/disturbance/total_acres",
+        "/disturbance/peak_acres",
+        "/disturbance/peak_date",
+        "/disturbance/phases",
+        "/disturbance/outside_parcels_acres",
+        "/conditions/land_development_activity",
+        "/conditions/A",
+        "/conditions/B",
+        "/conditions/C",
+        "/conditions/five_acre_limit_exceeded",
+        "/receiving_waters",
+        "/entry/rule",
+        "/downstream",
+        "/first_impaired",
+        "/tmdl_watersheds",
+        "/findings/0/rule",
+        "/findings/0/clause",
+        "/findings/0/met",
+        "/findings/0/reason",
+        "/data/layers/0/path",
+        "/data/layers/0/sha256",
+        "/data/layers/0/features",
+    ] {
+        assert!(v.pointer(ptr).is_some(), "missing {ptr}");
+    }
+    assert_eq!(v["site"]["id"], "S03");
+    // S03: 7.3 ac in three phases that never exceed 5 ac at once.
+    assert_eq!(v["conditions"]["B"], true);
+    assert_eq!(v["conditions"]["five_acre_limit_exceeded"], false);
+    assert_eq!(v["disturbance"]["phases"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn text_report_reads_as_a_path_downstream() {
+    let (ok, out, _) = outfall(&["check", "--data", &demo(), "--site", "S05"]);
+    assert!(ok);
+    assert!(
+        out.contains("unnamed tributary to Sawmill Creek → Sawmill Creek ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("Onondaga Lake (") && out.contains("impaired:"),
+        "{out}"
+    );
+    assert!(
+        out.contains("In TMDL watershed: Onondaga Lake phosphorus TMDL"),
+        "{out}"
+    );
+    assert!(out.contains("Condition A: YES"), "{out}");
+}
+
+#[test]
+fn ad_hoc_geometry_and_outfall_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("plan.geojson");
+    // A 2-acre pad near S06; its outfall is given on the unnamed tributary to Ley Creek.
+    std::fs::write(&f, r#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"phase":"1","start":"2026-06-01","end":"2026-09-30"},"geometry":{"type":"Polygon","coordinates":[[[-76.1636,43.1312],[-76.1618,43.1312],[-76.1618,43.1325],[-76.1636,43.1325],[-76.1636,43.1312]]]}}]}"#).unwrap();
+    let (ok, out, err) = outfall(&[
+        "check",
+        "--data",
+        &demo(),
+        "--geometry",
+        f.to_str().unwrap(),
+        "--outfall",
+        "-76.1586,43.1278",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["entry"]["rule"], "outfall_point");
+    assert_eq!(
+        v["receiving_water_names"][0],
+        "unnamed tributary to Ley Creek"
+    );
+    assert_eq!(v["disturbance"]["peak_date"], "2026-06-01");
+    let (ok, _, err) = outfall(&[
+        "check",
+        "--data",
+        &demo(),
+        "--geometry",
+        f.to_str().unwrap(),
+        "--outfall",
+        "east of here",
+    ]);
+    assert!(!ok && err.contains("--outfall"), "{err}");
+}
+
+#[test]
+fn batch_writes_one_row_per_site_and_keeps_going_past_bad_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = dir.path().join("ids.csv");
+    std::fs::write(&ids, "site_id\nS01\nS04\nS99\nS10\n").unwrap();
+    let (ok, out, err) = outfall(&["check", "--data", &demo(), "--batch", ids.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let mut rdr = csv::Reader::from_reader(out.as_bytes());
+    let headers = rdr.headers().unwrap().clone();
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 4);
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    assert_eq!(&rows[1][col("id")], "S04");
+    assert_eq!(&rows[1][col("condition_a")], "true");
+    assert_eq!(&rows[1][col("five_acre_limit_exceeded")], "true");
+    assert!(rows[2][col("error")].contains("site 'S99' not found"));
+    assert_eq!(&rows[3][col("condition_a")], "undetermined");
+    let (ok, out, _) = outfall(&[
+        "check",
+        "--data",
+        &demo(),
+        "--batch",
+        ids.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn unknown_site_and_missing_data_are_clear_errors() {
+    let (ok, _, err) = outfall(&["check", "--data", &demo(), "--site", "S99"]);
+    assert!(!ok && err.contains("site 'S99' not found"), "{err}");
+    let (ok, _, err) = outfall(&["check", "--data", "/nonexistent/town", "--site", "S01"]);
+    assert!(
+        !ok && err.contains("/nonexistent/town") && !err.contains("panicked"),
+        "{err}"
+    );
+}
