@@ -15,13 +15,25 @@ use serde_json::Map;
 fn tiny_site(x: f64, y: f64) -> Subject {
     let d = 0.0002;
     let p = polygon![(x: x - d, y: y - d), (x: x + d, y: y - d), (x: x + d, y: y + d), (x: x - d, y: y + d)];
-    Subject::ad_hoc("probe", &[Feature { id: "probe".into(), geometry: Geometry::Polygon(p), properties: Map::new() }], None)
+    Subject::ad_hoc(
+        "probe",
+        &[Feature {
+            id: "probe".into(),
+            geometry: Geometry::Polygon(p),
+            properties: Map::new(),
+        }],
+        None,
+    )
 }
 
 #[test]
 fn catchment_entry_follows_the_flow_not_the_nearest_line() {
-    let Some(fl) = real("nhdplusv2-new-hope-nc/new_hope_flowlines.geojson") else { return };
-    let Some(ca) = real("nhdplusv2-new-hope-nc/new_hope_catchments.geojson") else { return };
+    let Some(fl) = real("nhdplusv2-new-hope-nc/new_hope_flowlines.geojson") else {
+        return;
+    };
+    let Some(ca) = real("nhdplusv2-new-hope-nc/new_hope_catchments.geojson") else {
+        return;
+    };
     let m = format!(
         "[rules]\ntrace_limit_km = 500.0\n[[layer]]\nrole = \"flowlines\"\npath = {:?}\nid_field = \"COMID\"\nname_field = \"GNIS_NAME\"\n\
          [[layer]]\nrole = \"catchments\"\npath = {:?}\nid_field = \"FEATUREID\"\n",
@@ -52,19 +64,27 @@ fn catchment_entry_follows_the_flow_not_the_nearest_line() {
             .features
             .iter()
             .min_by(|a, b| {
-                Euclidean.distance(&pm, &frame.project(&a.geometry)).total_cmp(&Euclidean.distance(&pm, &frame.project(&b.geometry)))
+                Euclidean
+                    .distance(&pm, &frame.project(&a.geometry))
+                    .total_cmp(&Euclidean.distance(&pm, &frame.project(&b.geometry)))
             })
             .unwrap();
         if nearest.id != c.id {
             nearest_differs += 1;
         }
         // The trace starts on the catchment's flowline and ends at the basin outlet.
-        assert_eq!(r.downstream.first().map(|d| d.id.as_str()), Some(c.id.as_str()));
+        assert_eq!(
+            r.downstream.first().map(|d| d.id.as_str()),
+            Some(c.id.as_str())
+        );
         assert_eq!(r.downstream.last().map(|d| d.id.as_str()), Some("8897784"));
     }
     eprintln!("{checked} catchment entries checked; in {nearest_differs} the nearest flowline is a different one");
     assert!(checked >= 80, "only {checked} catchments checked");
-    assert!(nearest_differs > 0, "expected some catchments where the nearest line is not the receiving one");
+    assert!(
+        nearest_differs > 0,
+        "expected some catchments where the nearest line is not the receiving one"
+    );
 }
 
 #[test]
@@ -88,8 +108,14 @@ fn flowlines_forming_a_cycle_end_the_trace_without_hanging() {
 fn an_empty_network_file_is_a_clear_error() {
     let dir = dataset(
         "[[layer]]\nrole = \"flowlines\"\npath = \"f.geojson\"\nid_field = \"id\"\n",
-        &[("f.geojson", br#"{"type":"FeatureCollection","features":[]}"#)],
+        &[(
+            "f.geojson",
+            br#"{"type":"FeatureCollection","features":[]}"#,
+        )],
     );
     let err = Catalog::open(dir.path()).unwrap_err().to_string();
-    assert!(err.contains("f.geojson") && err.contains("no features"), "{err}");
+    assert!(
+        err.contains("f.geojson") && err.contains("no features"),
+        "{err}"
+    );
 }

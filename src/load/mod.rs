@@ -6,6 +6,7 @@ mod crs;
 mod geojson;
 mod shapefile;
 mod table;
+mod valid;
 
 pub use crs::Reprojector;
 pub use table::read_table;
@@ -13,7 +14,7 @@ pub use table::read_table;
 use crate::config::LayerConfig;
 use crate::error::{Error, Result};
 use geo::orient::{Direction, Orient};
-use geo::{BoundingRect, Validation};
+use geo::BoundingRect;
 use geo_types::Geometry;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -210,12 +211,22 @@ pub(crate) fn check_geometry(geom: Geometry<f64>) -> std::result::Result<Geometr
         Geometry::MultiPolygon(p) => Geometry::MultiPolygon(p.orient(Direction::Default)),
         g => g,
     };
-    match &geom {
-        Geometry::Polygon(_) | Geometry::MultiPolygon(_) => {
-            if let Some(first) = geom.validation_errors().into_iter().next() {
-                return Err(format!("invalid polygon: {first}"));
-            }
+    let polys: &[geo_types::Polygon<f64>] = match &geom {
+        Geometry::Polygon(p) => std::slice::from_ref(p),
+        Geometry::MultiPolygon(mp) => &mp.0,
+        _ => &[],
+    };
+    for (i, p) in polys.iter().enumerate() {
+        if let Some(reason) = valid::polygon_problem(p) {
+            let part = if polys.len() > 1 {
+                format!(" (part {})", i + 1)
+            } else {
+                String::new()
+            };
+            return Err(format!("invalid polygon{part}: {reason}"));
         }
+    }
+    match &geom {
         Geometry::LineString(l) if l.0.len() < 2 => {
             return Err("line with fewer than 2 points".into())
         }

@@ -11,6 +11,9 @@ use geo::{BoundingRect, Contains, Distance, Euclidean, InteriorPoint, Interpolat
 use geo_types::{Geometry, LineString, Point};
 use std::collections::HashMap;
 
+/// A divergence passed by a trace: (reach where it splits, main branch, minor branches).
+pub type Split = (usize, usize, Vec<usize>);
+
 /// One step of a trace, with the names and impairments resolved.
 #[derive(Debug, Clone)]
 pub struct TraceStep {
@@ -136,7 +139,7 @@ impl Hydro {
             let line = &lines[r];
             let wb = mid_point(line).and_then(|p| {
                 waterbody_layers.iter().find_map(|(wli, wl)| {
-                    wl.query(p.bounding_rect().into())
+                    wl.query(p.bounding_rect())
                         .find(|&wfi| wl.features[wfi].geometry.contains(&p))
                         .map(|wfi| (*wli, wfi))
                 })
@@ -227,7 +230,7 @@ impl Hydro {
         &self,
         start: usize,
         limit_m: f64,
-    ) -> (Vec<TraceStep>, Vec<(usize, usize, Vec<usize>)>) {
+    ) -> (Vec<TraceStep>, Vec<Split>) {
         let t = self.network.trace(start, limit_m);
         let mut steps: Vec<TraceStep> = t
             .steps
@@ -264,7 +267,7 @@ impl Hydro {
     pub fn divergence_info(
         &self,
         catalog: &Catalog,
-        divs: &[(usize, usize, Vec<usize>)],
+        divs: &[Split],
     ) -> Vec<DivergenceInfo> {
         divs.iter()
             .map(|(at, main, minor)| DivergenceInfo {
@@ -302,7 +305,7 @@ impl Hydro {
     ) -> Option<(usize, String)> {
         let p = footprint.interior_point()?;
         for layer in catalog.layers_of(Role::Catchments) {
-            for i in layer.query(p.bounding_rect().into()) {
+            for i in layer.query(p.bounding_rect()) {
                 let f = &layer.features[i];
                 if !f.geometry.contains(&p) {
                     continue;
