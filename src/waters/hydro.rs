@@ -226,11 +226,7 @@ impl Hydro {
     }
 
     /// The downstream path from `start`, named the way a SWPPP names waters.
-    pub fn trace(
-        &self,
-        start: usize,
-        limit_m: f64,
-    ) -> (Vec<TraceStep>, Vec<Split>) {
+    pub fn trace(&self, start: usize, limit_m: f64) -> (Vec<TraceStep>, Vec<Split>) {
         let t = self.network.trace(start, limit_m);
         let mut steps: Vec<TraceStep> = t
             .steps
@@ -264,11 +260,7 @@ impl Hydro {
         (steps, divs)
     }
 
-    pub fn divergence_info(
-        &self,
-        catalog: &Catalog,
-        divs: &[Split],
-    ) -> Vec<DivergenceInfo> {
+    pub fn divergence_info(&self, catalog: &Catalog, divs: &[Split]) -> Vec<DivergenceInfo> {
         divs.iter()
             .map(|(at, main, minor)| DivergenceInfo {
                 at_reach: self.reach_id(catalog, *at).to_string(),
