@@ -243,10 +243,19 @@ pub async fn items(
     let matched: Vec<usize> = match q.get("bbox") {
         Some(b) => {
             let rect = parse_bbox(b)?;
-            let poly = rect.to_polygon();
+            // A feature whose envelope lies inside the bbox needs no exact test.
+            let inside = |r: Rect<f64>| {
+                r.min().x >= rect.min().x
+                    && r.max().x <= rect.max().x
+                    && r.min().y >= rect.min().y
+                    && r.max().y <= rect.max().y
+            };
             let mut v: Vec<usize> = layer
                 .query(rect)
-                .filter(|&i| layer.features[i].geometry.intersects(&poly))
+                .filter(|&i| {
+                    let g = &layer.features[i].geometry;
+                    geo::BoundingRect::bounding_rect(g).is_some_and(inside) || g.intersects(&rect)
+                })
                 .collect();
             v.sort_unstable();
             v
