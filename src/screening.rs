@@ -427,7 +427,14 @@ fn decide(
         "condition_a",
         &clauses.condition_a,
         water.condition_a,
-        water.condition_a_reason.clone(),
+        if lda || water.condition_a.is_none() {
+            water.condition_a_reason.clone()
+        } else {
+            format!(
+                "{} The site is not a land development activity, so this has no consequence under the law.",
+                water.condition_a_reason
+            )
+        },
     );
     add(
         "receiving_waters",

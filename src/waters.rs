@@ -30,6 +30,8 @@ pub struct WaterAssessment {
 }
 
 const MAX_CANDIDATES: usize = 20;
+/// Placeholder for an unnamed entry water, replaced by its SWPPP name once traced.
+const UNNAMED: &str = "an unnamed water";
 
 fn expanded(r: Rect<f64>, frame: &LocalFrame, m: f64) -> Rect<f64> {
     let (dx, dy) = frame.degrees_for_m(m);
@@ -194,9 +196,7 @@ pub fn assess(
             Some(c) => {
                 let layer = &catalog.layers[c.layer];
                 let f = &layer.features[c.feature];
-                let name = layer
-                    .name_of(f)
-                    .unwrap_or_else(|| "an unnamed water".into());
+                let name = layer.name_of(f).unwrap_or_else(|| UNNAMED.into());
                 out.entry.rule = "nearest".into();
                 match c.kind {
                     "flowline" => {
@@ -244,6 +244,13 @@ pub fn assess(
             .collect();
         out.divergences = h.divergence_info(catalog, &divs);
         out.names = h.receiving_names(&trace);
+        // Name an unnamed entry reach the SWPPP way in the explanation too.
+        if let Some(first) = trace.first() {
+            out.entry.reason = out
+                .entry
+                .reason
+                .replace(UNNAMED, &format!("the {}", first.name));
+        }
         out.first_impaired = trace
             .iter()
             .zip(&out.downstream)
