@@ -1,0 +1,372 @@
+// Side panel rendering: sites list, search results, report. DOM only, no map calls.
+
+/** Tiny element helper: h("div", {class: "x", "data-testid": "y"}, child, "text"). */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v == null || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c == null || c === false) continue;
+    el.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+  }
+  return el;
+}
+
+export function fmtAcres(v) {
+  const n = Number(v);
+  if (!Number.isFinite(n)) return "–";
+  return `${n.toFixed(n < 10 ? 2 : 1)} ac`;
+}
+
+function fmtDist(m) {
+  const n = Number(m);
+  if (!Number.isFinite(n)) return "–";
+  if (n < 1000) return `${Math.round(n)} m`;
+  return `${(n / 1000).toFixed(2)} km (${(n / 1609.344).toFixed(2)} mi)`;
+}
+
+function yesNo(v) {
+  if (v === true) return "Yes";
+  if (v === false) return "No";
+  return "Undetermined";
+}
+
+export const CONDITION_ROWS = [
+  { key: "land_development_activity", label: "Land development activity", short: "LDA" },
+  { key: "A", label: "Condition A", short: "A" },
+  { key: "B", label: "Condition B", short: "B" },
+  { key: "C", label: "Condition C", short: "C" },
+  { key: "five_acre_limit_exceeded", label: "Five-acre limit exceeded", short: "5ac" },
+  { key: "exempt", label: "Exemption applies", short: "ex", optional: true },
+];
+
+/** Which condition a finding belongs to (rule names like "condition_b", "land_development", ...). */
+export function findingCondition(rule) {
+  const r = String(rule || "").toLowerCase().replace(/[\s-]+/g, "_");
+  if (/(^|_)condition_?a($|_)/.test(r) || r === "a") return "A";
+  if (/(^|_)condition_?b($|_)/.test(r) || r === "b") return "B";
+  if (/(^|_)condition_?c($|_)/.test(r) || r === "c") return "C";
+  if (r.includes("five_acre") || r.includes("5_acre") || r.includes("max_disturbed") || r.includes("five")) return "five_acre_limit_exceeded";
+  if (r.includes("land_development") || r.includes("lda")) return "land_development_activity";
+  if (r.startsWith("exempt")) return "exempt";
+  return null;
+}
+
+export function conditionCount(conds) {
+  if (!conds) return 0;
+  return ["A", "B", "C"].filter((k) => conds[k] === true).length;
+}
+
+function condBadges(conds) {
+  const wrap = h("span", { class: "badges" });
+  for (const k of ["A", "B", "C"]) {
+    const v = conds ? conds[k] : null;
+    const on = v === true;
+    const unknown = v !== true && v !== false;
+    wrap.appendChild(
+      h("span", {
+        class: `badge ${on ? "on" : unknown ? "unknown" : "off"}`,
+        "data-condition": k,
+        title: `Condition ${k}: ${on ? "applies" : unknown ? "undetermined" : "does not apply"}`,
+      }, `${k}${on ? "✓" : unknown ? "?" : "–"}`),
+    );
+  }
+  if (conds && conds.exempt === true) wrap.appendChild(h("span", { class: "badge", title: "An exemption is claimed" }, "exempt"));
+  if (conds && conds.five_acre_limit_exceeded === true) {
+    wrap.appendChild(h("span", { class: "badge warn", title: "Five-acre limit exceeded" }, ">5 ac"));
+  }
+  return wrap;
+}
+
+/** Render the list of sites (already sorted). onPick(site). */
+export function renderSites(ul, sites, onPick, selectedId) {
+  ul.textContent = "";
+  if (!sites.length) {
+    ul.appendChild(h("li", { class: "empty" }, "No sites."));
+    return;
+  }
+  for (const s of sites) {
+    const waters = (s.receiving_water_names || []).join(", ");
+    const btn = h(
+      "button",
+      {
+        type: "button",
+        class: "site-btn",
+        "aria-pressed": String(selectedId != null && String(selectedId) === String(s.id)),
+        onclick: () => onPick(s),
+      },
+      h("span", { class: "site-name" }, s.name || s.id),
+      h("span", { class: "site-meta" }, h("span", { class: "site-id" }, String(s.id)), " · ", fmtAcres(s.total_acres), s.peak_acres != null ? ` (peak ${fmtAcres(s.peak_acres)})` : ""),
+      condBadges(s.conditions),
+      s.address ? h("span", { class: "site-addr" }, s.address) : null,
+      waters ? h("span", { class: "site-waters" }, "→ ", waters) : null,
+    );
+    ul.appendChild(h("li", { "data-testid": "site-item", "data-site-id": String(s.id) }, btn));
+  }
+}
+
+export function sortSites(sites, by) {
+  const arr = sites.slice();
+  const name = (s) => String(s.name || s.id || "");
+  if (by === "acres") arr.sort((a, b) => (Number(b.total_acres) || 0) - (Number(a.total_acres) || 0) || name(a).localeCompare(name(b)));
+  else if (by === "conditions")
+    arr.sort(
+      (a, b) =>
+        conditionCount(b.conditions) - conditionCount(a.conditions) ||
+        (b.conditions?.A === true) - (a.conditions?.A === true) ||
+        (Number(b.total_acres) || 0) - (Number(a.total_acres) || 0),
+    );
+  else arr.sort((a, b) => name(a).localeCompare(name(b), undefined, { numeric: true }));
+  return arr;
+}
+
+export function renderSearchResults(ul, results, onPick) {
+  ul.textContent = "";
+  if (!results.length) {
+    ul.appendChild(h("li", { class: "empty" }, "No matches."));
+    return;
+  }
+  for (const r of results) {
+    ul.appendChild(
+      h(
+        "li",
+        { "data-testid": "search-result", "data-kind": r.kind, "data-id": String(r.id) },
+        h("button", { type: "button", class: "result-btn", onclick: () => onPick(r) },
+          h("span", { class: `kind kind-${r.kind}` }, r.kind || "?"),
+          " ",
+          r.label || String(r.id)),
+      ),
+    );
+  }
+}
+
+/**
+ * Render a report (contract "Report JSON").
+ * ctx: {source: "site"|"parcel"|"check", onZoom, onPrint, printUrl}
+ */
+export function renderReport(container, report, ctx = {}) {
+  container.textContent = "";
+  const site = report.site || {};
+  const dist = report.disturbance || {};
+  const conds = report.conditions || {};
+  const findings = Array.isArray(report.findings) ? report.findings : [];
+
+  const kindLabel = { site: "Construction site", parcel: "Parcel", check: "Checked polygon" }[ctx.source] || "Report";
+  const title = site.name || site.address || site.id || kindLabel;
+  container.appendChild(
+    h("header", { class: "report-head" },
+      h("p", { class: "eyebrow" }, kindLabel, site.id ? ` · ${site.id}` : "", site.status ? ` · ${site.status}` : ""),
+      h("h2", { id: "report-title", "data-testid": "report-title" }, title),
+      site.address && site.address !== title ? h("p", { class: "addr" }, site.address) : null,
+      site.applicant ? h("p", { class: "addr" }, `Applicant: ${site.applicant}`) : null,
+    ),
+  );
+
+  // Actions
+  const actions = h("div", { class: "report-actions" });
+  if (ctx.printUrl) {
+    actions.appendChild(h("a", { class: "button", href: ctx.printUrl, target: "_blank", rel: "noopener", "data-testid": "print-report" }, "Print / open report"));
+  } else {
+    actions.appendChild(h("button", { type: "button", onclick: () => window.print(), "data-testid": "print-report" }, "Print this report"));
+  }
+  if (ctx.onZoom) actions.appendChild(h("button", { type: "button", onclick: ctx.onZoom }, "Zoom to"));
+  if (ctx.onClose) actions.appendChild(h("button", { type: "button", onclick: ctx.onClose }, "Close"));
+  container.appendChild(actions);
+
+  // 1. Receiving waters: the applicant's answer.
+  const names = Array.isArray(report.receiving_water_names) ? report.receiving_water_names : [];
+  const rw = h("section", { class: "receiving", "aria-labelledby": "rw-h" },
+    h("h3", { id: "rw-h" }, "Receiving waters"));
+  if (names.length) {
+    rw.appendChild(
+      h("ol", { class: "rw-names", "data-testid": "receiving-water-names" },
+        names.map((n) => h("li", { "data-testid": "receiving-water-name" }, n))),
+    );
+    const note = h("span", { class: "small copy-note", role: "status" });
+    const copy = h("button", {
+      type: "button",
+      class: "copy-btn",
+      title: "Copy the receiving water names, e.g. for the SWPPP",
+      onclick: async () => {
+        const text = names.join("; ");
+        try {
+          if (!navigator.clipboard) throw new Error("no clipboard");
+          await navigator.clipboard.writeText(text);
+          note.textContent = "Copied.";
+        } catch {
+          // No clipboard access (insecure origin, permission): select the list so Ctrl+C works.
+          const sel = window.getSelection();
+          const range = document.createRange();
+          range.selectNodeContents(rw.querySelector(".rw-names"));
+          sel.removeAllRanges();
+          sel.addRange(range);
+          note.textContent = "Selected: press Ctrl+C to copy.";
+        }
+      },
+    }, "Copy names");
+    rw.appendChild(h("div", { class: "copy-row" }, copy, note));
+  } else {
+    rw.appendChild(h("p", { class: "rw-none", "data-testid": "receiving-water-names" }, "No receiving water found within the search radius."));
+  }
+  if (report.entry && (report.entry.reason || report.entry.rule)) {
+    rw.appendChild(h("p", { class: "small" }, `Entry: ${report.entry.rule || "?"}`, report.entry.reason ? ` — ${report.entry.reason}` : ""));
+  }
+  const waters = Array.isArray(report.receiving_waters) ? report.receiving_waters : [];
+  if (waters.length) {
+    const tbl = h("table", { class: "compact" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Water"), h("th", { scope: "col" }, "Type"), h("th", { scope: "col" }, "Distance"), h("th", { scope: "col" }, "Impaired"))),
+      h("tbody", {}, waters.map((w) =>
+        h("tr", { class: w.impaired ? "impaired" : "" },
+          h("td", {}, w.name || w.id || "unnamed"),
+          h("td", {}, w.kind === "flowline" ? "stream" : w.kind || ""),
+          h("td", {}, fmtDist(w.distance_m)),
+          h("td", {}, w.impaired ? `Yes${w.causes && w.causes.length ? ": " + w.causes.join(", ") : ""}` : "No")))),
+    );
+    rw.appendChild(tbl);
+  }
+  container.appendChild(rw);
+
+  // 2. Conditions with reasons and clauses.
+  const byCond = new Map(CONDITION_ROWS.map((c) => [c.key, []]));
+  const other = [];
+  for (const f of findings) {
+    const k = findingCondition(f.rule);
+    if (k && byCond.has(k)) byCond.get(k).push(f);
+    else other.push(f);
+  }
+  const condSec = h("section", { class: "conditions", "aria-labelledby": "cond-h" }, h("h3", { id: "cond-h" }, "Conditions"));
+  const list = h("div", { class: "cond-list", "data-testid": "conditions" });
+  for (const c of CONDITION_ROWS) {
+    const v = conds[c.key];
+    if (c.optional && !(c.key in conds) && !byCond.get(c.key).length) continue;
+    const row = h("div", {
+      class: `cond-row ${v === true ? "met" : v === false ? "not-met" : "unknown"}`,
+      "data-testid": `condition-${c.key}`,
+      "data-condition": c.key,
+      "data-value": v === true ? "true" : v === false ? "false" : "null",
+    },
+      h("div", { class: "cond-top" },
+        h("span", { class: "cond-label" }, c.label),
+        h("span", { class: "cond-value", "data-testid": `condition-${c.key}-value` }, yesNo(v))),
+    );
+    for (const f of byCond.get(c.key)) row.appendChild(findingEl(f));
+    list.appendChild(row);
+  }
+  condSec.appendChild(list);
+  if (other.length) {
+    condSec.appendChild(h("h4", {}, "Further findings"));
+    condSec.appendChild(h("div", { class: "other-findings" }, other.map(findingEl)));
+  }
+  container.appendChild(condSec);
+
+  // 3. Acres.
+  const acres = h("section", { class: "acres", "aria-labelledby": "ac-h" }, h("h3", { id: "ac-h" }, "Disturbed area"),
+    h("dl", { class: "kv" },
+      h("dt", {}, "Total disturbed"), h("dd", { "data-testid": "total-acres" }, fmtAcres(dist.total_acres)),
+      h("dt", {}, "Peak at one time"), h("dd", { "data-testid": "peak-acres" }, fmtAcres(dist.peak_acres), dist.peak_date ? ` on ${dist.peak_date}` : ""),
+      Number(dist.outside_parcels_acres) > 0 ? [h("dt", {}, "Outside listed parcels"), h("dd", {}, fmtAcres(dist.outside_parcels_acres))] : null,
+    ));
+  const phases = Array.isArray(dist.phases) ? dist.phases : [];
+  if (phases.length) {
+    acres.appendChild(h("table", { class: "compact", "data-testid": "phases" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Phase"), h("th", { scope: "col" }, "Acres"), h("th", { scope: "col" }, "Start"), h("th", { scope: "col" }, "End"))),
+      h("tbody", {}, phases.map((p) => h("tr", {}, h("td", {}, String(p.phase ?? "")), h("td", {}, fmtAcres(p.acres)), h("td", {}, p.start || "–"), h("td", {}, p.end || "open")))),
+    ));
+  }
+  container.appendChild(acres);
+
+  // 4. Downstream.
+  const down = Array.isArray(report.downstream) ? report.downstream : [];
+  const ds = h("section", { class: "downstream", "aria-labelledby": "ds-h" }, h("h3", { id: "ds-h" }, "Downstream"));
+  const fi = report.first_impaired;
+  if (fi) {
+    const o = typeof fi === "object" ? fi : { name: String(fi) };
+    const causes = Array.isArray(o.causes) ? o.causes : [];
+    const cc = Array.isArray(o.construction_causes) ? o.construction_causes : [];
+    ds.appendChild(h("div", { class: "first-impaired", "data-testid": "first-impaired" },
+      h("p", {}, "First impaired water: ", h("strong", {}, o.name || o.id || "?"),
+        o.id && o.id !== o.name ? ` (${o.id}${o.category ? ", category " + o.category : ""})` : "",
+        o.distance_m != null ? ` — ${fmtDist(o.distance_m)} downstream` : "",
+        ctx.onShowReach && o.reach_id ? [" ", h("button", { type: "button", class: "link-btn", onclick: () => ctx.onShowReach(o.reach_id) }, "Show on map")] : null),
+      causes.length ? h("p", { class: "small" }, "Listed for: ", causes.join(", ")) : null,
+      cc.length ? h("p", { class: "small strong" }, "Construction-related: ", cc.join(", ")) : null));
+  } else {
+    ds.appendChild(h("p", { class: "small", "data-testid": "first-impaired" }, "No impaired water found downstream within the trace limit."));
+  }
+  if (down.length) {
+    const ol = h("ol", { class: "trace-list", "data-testid": "downstream" });
+    for (const d of down) {
+      ol.appendChild(h("li", { class: d.impaired ? "impaired" : "" },
+        ctx.onShowReach
+          ? h("button", { type: "button", class: "link-btn", title: `Show reach ${d.id} on the map`, onclick: () => ctx.onShowReach(d.id) }, d.name || "unnamed reach")
+          : h("span", {}, d.name || "unnamed reach"), " ",
+        h("span", { class: "small" }, `at ${fmtDist(d.distance_m)}`, d.impaired ? ` · impaired${d.causes && d.causes.length ? ": " + d.causes.join(", ") : ""}` : "")));
+    }
+    const det = h("details", {}, h("summary", {}, `${down.length} reaches traced`), ol);
+    ds.appendChild(det);
+  }
+  const div = Array.isArray(report.divergences) ? report.divergences : [];
+  if (div.length) {
+    ds.appendChild(h("p", { class: "small" }, `The network divides at ${div.length} place${div.length > 1 ? "s" : ""}; the main path is traced (`,
+      div.map((d) => `${d.at_reach}: also ${(d.minor || []).join(", ")}`).join("; "), ")."));
+  }
+  container.appendChild(ds);
+
+  // 5. TMDL.
+  const tmdl = Array.isArray(report.tmdl_watersheds) ? report.tmdl_watersheds : [];
+  if (tmdl.length) {
+    container.appendChild(h("section", { class: "tmdl", "aria-labelledby": "tm-h" }, h("h3", { id: "tm-h" }, "TMDL watersheds"),
+      h("ul", {}, tmdl.map((t) => h("li", {}, h("strong", {}, t.name || t.id), t.pollutant ? ` — ${t.pollutant}` : "",
+        t.stormwater_source === true ? " (stormwater listed as a source)" : "")))));
+  }
+
+  // 6. Site facts and data provenance.
+  const facts = [];
+  const flag = (label, v) => { if (v != null) facts.push(h("dt", {}, label), h("dd", {}, yesNo(v))); };
+  flag("Single-family residence", site.single_family);
+  flag("Agricultural", site.agricultural);
+  flag("Part of a common plan", site.common_plan);
+  flag("Approved SWPPP", site.approved_swppp);
+  if (Array.isArray(site.exemptions) && site.exemptions.length) facts.push(h("dt", {}, "Exemptions"), h("dd", {}, site.exemptions.join(", ")));
+  if (Array.isArray(site.parcel_ids) && site.parcel_ids.length) facts.push(h("dt", {}, "Parcels"), h("dd", {}, site.parcel_ids.join(", ")));
+  if (facts.length) {
+    container.appendChild(h("details", { class: "facts" }, h("summary", {}, "Site facts"), h("dl", { class: "kv" }, facts)));
+  }
+  const layers = report.data && Array.isArray(report.data.layers) ? report.data.layers : [];
+  const problems = report.data && Array.isArray(report.data.problems) ? report.data.problems : [];
+  if (layers.length) {
+    const dd = report.data;
+    container.appendChild(h("details", { class: "provenance" }, h("summary", {}, "Data used", dd.generated ? ` (generated ${dd.generated})` : ""),
+      dd.law ? h("p", { class: "small" }, dd.law) : null,
+      dd.data_set ? h("p", { class: "small" }, dd.data_set, dd.outfall_version ? ` · Outfall ${dd.outfall_version}` : "") : null,
+      problems.length ? h("p", { class: "small" }, `${problems.length} data problem${problems.length > 1 ? "s" : ""} while loading: `,
+        problems.slice(0, 5).map((p) => `${p.path} ${p.feature}: ${p.reason}`).join("; ")) : null,
+      h("table", { class: "compact" }, h("tbody", {}, layers.map((l) =>
+        h("tr", {}, h("td", {}, l.role || ""), h("td", {}, l.path || ""), h("td", {}, l.features != null ? String(l.features) : ""),
+          h("td", { class: "mono", title: l.sha256 || "" }, (l.sha256 || "").slice(0, 12))))))));
+  }
+}
+
+function findingEl(f) {
+  return h("div", { class: `finding ${f.met === true ? "met" : f.met === false ? "not-met" : "unknown"}`, "data-testid": "finding", "data-rule": f.rule || "" },
+    h("span", { class: "finding-rule" }, f.rule || ""),
+    f.clause ? h("span", { class: "clause", "data-testid": "clause" }, f.clause) : null,
+    h("span", { class: "finding-met" }, f.met === true ? "met" : f.met === false ? "not met" : "undetermined"),
+    f.reason ? h("p", { class: "reason" }, f.reason) : null);
+}
+
+/** Problem / error box. */
+export function renderError(container, title, err) {
+  container.textContent = "";
+  const status = err && err.status ? ` (HTTP ${err.status})` : "";
+  container.appendChild(
+    h("div", { class: "problem", role: "alert", "data-testid": "problem" },
+      h("strong", {}, title, status),
+      h("p", { "data-testid": "problem-detail" }, (err && (err.detail || err.message)) || "Unknown error")),
+  );
+}
