@@ -41,6 +41,16 @@ impl Resp {
     }
 }
 
+/// The `field` of every object in a JSON array, as text.
+fn strings<'a>(array: &'a Value, field: &str) -> Vec<&'a str> {
+    array
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|x| x[field].as_str().expect("a string"))
+        .collect()
+}
+
 async fn send(req: Request<Body>) -> Resp {
     let res = app(state()).oneshot(req).await.expect("response");
     let status = res.status();
@@ -96,12 +106,7 @@ async fn landing_page_negotiates_json_and_html() {
     .await;
     assert_eq!(r.status, StatusCode::OK);
     let v = r.json();
-    let rels: Vec<&str> = v["links"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["rel"].as_str().unwrap())
-        .collect();
+    let rels: Vec<&str> = strings(&v["links"], "rel");
     assert!(
         rels.contains(&"conformance") && rels.contains(&"data"),
         "{rels:?}"
@@ -128,12 +133,7 @@ async fn landing_page_negotiates_json_and_html() {
 #[tokio::test]
 async fn collections_list_every_layer_with_extent() {
     let v = get("/collections").await.json();
-    let ids: Vec<&str> = v["collections"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
+    let ids: Vec<&str> = strings(&v["collections"], "id");
     for want in [
         "parcels",
         "sites",
@@ -184,12 +184,7 @@ async fn items_page_with_limits_offsets_and_links() {
     .await
     .json();
     assert_eq!(last["numberReturned"], 10);
-    let rels: Vec<&str> = last["links"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["rel"].as_str().unwrap())
-        .collect();
+    let rels: Vec<&str> = strings(&last["links"], "rel");
     assert!(
         rels.contains(&"prev") && !rels.contains(&"next"),
         "{rels:?}"
@@ -236,12 +231,7 @@ async fn bbox_returns_exactly_the_intersecting_features() {
     .await
     .json();
     assert_eq!(v["numberMatched"], want.len());
-    let mut got: Vec<&str> = v["features"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["id"].as_str().unwrap())
-        .collect();
+    let mut got: Vec<&str> = strings(&v["features"], "id");
     let mut want = want;
     got.sort();
     want.sort();
@@ -315,12 +305,7 @@ async fn tiles_decode_to_the_layer_and_empty_tiles_are_204() {
 #[tokio::test]
 async fn sites_list_filters_by_status_and_reports_match_the_cli() {
     let v = get("/sites?status=active").await.json();
-    let ids: Vec<&str> = v["sites"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["id"].as_str().unwrap())
-        .collect();
+    let ids: Vec<&str> = strings(&v["sites"], "id");
     let st = state();
     let sites_layer = st.catalog.layer(outfall::Role::Sites).unwrap();
     let want: Vec<&str> = sites_layer
