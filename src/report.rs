@@ -17,6 +17,8 @@ pub struct Report {
     pub receiving_waters: Vec<ReceivingWater>,
     pub entry: Entry,
     pub downstream: Vec<Reach>,
+    /// Why the trace stopped: "outlet", "limit (50 km)" or "cycle (back to reach X)".
+    pub trace_end: Option<String>,
     pub divergences: Vec<DivergenceInfo>,
     pub first_impaired: Option<Impaired>,
     pub tmdl_watersheds: Vec<TmdlWatershed>,
@@ -252,6 +254,19 @@ impl Report {
         writeln!(s_, "  Entry: {}", self.entry.reason).ok();
         if !self.downstream.is_empty() {
             writeln!(s_, "  Downstream: {}", trace_path(&self.downstream)).ok();
+            if let Some(end) = &self.trace_end {
+                writeln!(s_, "  Trace ends: {end}").ok();
+            }
+            for d in &self.divergences {
+                writeln!(
+                    s_,
+                    "  Divergence at {}: followed {}, minor branch {}",
+                    d.at_reach,
+                    d.main,
+                    d.minor.join(", ")
+                )
+                .ok();
+            }
         }
         if let Some(fi) = &self.first_impaired {
             writeln!(

@@ -507,6 +507,7 @@ fn decide(
         receiving_waters: water.candidates,
         entry: water.entry,
         downstream: water.downstream,
+        trace_end: water.trace_end,
         divergences: water.divergences,
         first_impaired: water.first_impaired,
         tmdl_watersheds: water.tmdl,

@@ -22,6 +22,8 @@ pub struct WaterAssessment {
     pub candidates: Vec<ReceivingWater>,
     pub entry: Entry,
     pub downstream: Vec<Reach>,
+    /// Why the trace stopped: "outlet", "limit (50 km)" or "cycle (...)".
+    pub trace_end: Option<String>,
     pub divergences: Vec<DivergenceInfo>,
     pub first_impaired: Option<Impaired>,
     pub tmdl: Vec<TmdlWatershed>,
@@ -108,6 +110,7 @@ pub fn assess(
             reason: String::new(),
         },
         downstream: Vec::new(),
+        trace_end: None,
         divergences: Vec::new(),
         first_impaired: None,
         tmdl,
@@ -209,9 +212,8 @@ pub fn assess(
                     }
                     _ => {
                         // A lake or pond: enter the network on the reach through it nearest the site.
-                        entry_reach = hydro.and_then(|h| {
-                            h.reach_in_waterbody_nearest(catalog, c.layer, c.feature, &probe)
-                        });
+                        entry_reach = hydro
+                            .and_then(|h| h.reach_in_waterbody_nearest(c.layer, c.feature, &probe));
                         entry_point = probe.centroid();
                         out.entry.reason = match entry_reach {
                             Some(_) => format!("The nearest water to the site is {name} (waterbody {}), {:.0} m away; the trace follows the flow path through it.", f.id, c.distance_m),
@@ -228,7 +230,14 @@ pub fn assess(
     if let (Some(h), Some(start)) = (hydro, entry_reach) {
         out.entry.reach_id = Some(h.reach_id(catalog, start).to_string());
         let frac = entry_point.map_or(0.0, |p| entry_fraction(h.line(start), p));
-        let (trace, divs) = h.trace(start, rules.trace_limit_km * 1000.0);
+        let (trace, divs, end) = h.trace(start, rules.trace_limit_km * 1000.0);
+        out.trace_end = Some(match end {
+            crate::network::TraceEnd::Outlet => "outlet".to_string(),
+            crate::network::TraceEnd::Limit => format!("limit ({} km)", rules.trace_limit_km),
+            crate::network::TraceEnd::Cycle { reach } => {
+                format!("cycle (back to reach {})", h.reach_id(catalog, reach))
+            }
+        });
         let offset = frac * h.length_m(start);
         out.downstream = trace
             .iter()

@@ -116,6 +116,7 @@ fn walker_creek_first_impaired_waters_match_the_worked_examples() {
         );
         // The trace reaches the network outlet.
         assert_eq!(r.downstream.last().map(|d| d.id.as_str()), Some("5329303"));
+        assert_eq!(r.trace_end.as_deref(), Some("outlet"));
     }
 }
 

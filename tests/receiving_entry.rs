@@ -100,6 +100,7 @@ fn flowlines_forming_a_cycle_end_the_trace_without_hanging() {
     let ids: Vec<&str> = r.downstream.iter().map(|d| d.id.as_str()).collect();
     assert_eq!(ids, ["a", "b", "c"]);
     assert_eq!(r.receiving_water_names, ["Loop Creek"]);
+    assert_eq!(r.trace_end.as_deref(), Some("cycle (back to reach a)"));
     // No impaired list is loaded, so Condition A cannot be decided.
     assert_eq!(r.conditions.a, None);
 }

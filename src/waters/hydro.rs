@@ -5,7 +5,7 @@ use super::impairment::{self, ImpairmentHit};
 use crate::catalog::{Catalog, ImpairedTable, Layer};
 use crate::config::{Role, Rules};
 use crate::measure::LocalFrame;
-use crate::network::{Network, NetworkAttrs, Reach as NetReach};
+use crate::network::{Network, NetworkAttrs, Reach as NetReach, TraceEnd};
 use crate::report::DivergenceInfo;
 use geo::{BoundingRect, Contains, Distance, Euclidean, InteriorPoint, InterpolateLine};
 use geo_types::{Geometry, LineString, Point};
@@ -226,7 +226,7 @@ impl Hydro {
     }
 
     /// The downstream path from `start`, named the way a SWPPP names waters.
-    pub fn trace(&self, start: usize, limit_m: f64) -> (Vec<TraceStep>, Vec<Split>) {
+    pub fn trace(&self, start: usize, limit_m: f64) -> (Vec<TraceStep>, Vec<Split>, TraceEnd) {
         let t = self.network.trace(start, limit_m);
         let mut steps: Vec<TraceStep> = t
             .steps
@@ -257,7 +257,7 @@ impl Hydro {
             .iter()
             .map(|d| (t.steps[d.at_step].reach, d.main, d.minor.clone()))
             .collect();
-        (steps, divs)
+        (steps, divs, t.end)
     }
 
     pub fn divergence_info(&self, catalog: &Catalog, divs: &[Split]) -> Vec<DivergenceInfo> {
@@ -323,7 +323,6 @@ impl Hydro {
     /// there and leaves by the lake's outlet path).
     pub fn reach_in_waterbody_nearest(
         &self,
-        catalog: &Catalog,
         layer: usize,
         feature: usize,
         probe: &Geometry<f64>,
@@ -331,7 +330,6 @@ impl Hydro {
         let c = geo::Centroid::centroid(probe)?;
         let frame = LocalFrame::around(c.x(), c.y());
         let probe_m = frame.project(probe);
-        let _ = catalog;
         (0..self.refs.len())
             .filter(|&r| self.waterbody_of[r] == Some((layer, feature)))
             .map(|r| {
