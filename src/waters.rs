@@ -150,7 +150,13 @@ pub fn assess(
                 .unwrap_or_default();
             ReceivingWater {
                 id: f.id.clone(),
-                name: layer.name_of(f).unwrap_or_else(|| "unnamed".into()),
+                name: catalog
+                    .hydro
+                    .as_ref()
+                    .and_then(|h| h.reach_of(c.layer, c.feature))
+                    .and_then(|r| catalog.hydro.as_ref().map(|h| h.display_name(r)))
+                    .or_else(|| layer.name_of(f))
+                    .unwrap_or_else(|| "unnamed".into()),
                 kind: c.kind.into(),
                 distance_m: round1(c.distance_m),
                 impaired: !hits.is_empty(),

@@ -263,6 +263,8 @@ async fn tiles_decode_to_the_layer_and_empty_tiles_are_204() {
     let tile = Tile::decode(r.body.as_slice()).expect("valid MVT");
     assert_eq!(tile.layers.len(), 1);
     assert_eq!(tile.layers[0].name, "parcels");
+    // Parcel ids travel as a tag, so a click on a tile feature finds its parcel.
+    assert!(tile.layers[0].keys.iter().any(|k| k == "id"));
     // Every parcel whose envelope meets the buffered tile and that survives clipping is there.
     let layer = st.catalog.collection("parcels").unwrap();
     let candidates = layer.query(t.bounds_lonlat()).count();
@@ -337,6 +339,11 @@ async fn sites_list_filters_by_status_and_reports_match_the_cli() {
         assert_eq!(api[key], cli[key], "{key}");
     }
     assert_eq!(api["conditions"]["A"], true);
+    // Candidates carry the SWPPP name, not just "unnamed".
+    assert_eq!(
+        api["receiving_waters"][0]["name"],
+        "unnamed tributary to Ley Creek"
+    );
     assert_eq!(get("/sites/S99/report").await.status, StatusCode::NOT_FOUND);
 
     let html = get("/sites/S04/report.html").await;

@@ -136,6 +136,10 @@ pub async fn collection(
 pub(super) fn served_properties(st: &AppState, layer: &Layer, index: usize) -> Map<String, Value> {
     let f = &layer.features[index];
     let mut props = f.properties.clone();
+    // The id in the properties too: vector tiles carry no string feature ids.
+    props
+        .entry("id")
+        .or_insert_with(|| Value::String(f.id.clone()));
     match layer.config.role {
         Role::Flowlines | Role::Waterbodies => {
             if let Some(li) = st

@@ -213,6 +213,26 @@ impl Hydro {
         &self.network
     }
 
+    /// The SWPPP name of a reach on its own: its name, the lake it runs through, or
+    /// "unnamed tributary to X" with X the first named water down the main path.
+    pub fn display_name(&self, r: usize) -> String {
+        if let Some(n) = &self.names[r] {
+            return n.clone();
+        }
+        let mut seen = std::collections::HashSet::from([r]);
+        let mut at = r;
+        while let Some(next) = self.network.downstream(at).first().map(|l| l.reach) {
+            if !seen.insert(next) {
+                break;
+            }
+            if let Some(n) = &self.names[next] {
+                return format!("unnamed tributary to {n}");
+            }
+            at = next;
+        }
+        "unnamed reach".into()
+    }
+
     /// Impairments of a flowline or waterbody feature, for the candidate list.
     pub fn impairments_of_feature(&self, layer: usize, feature: usize) -> Vec<ImpairmentHit> {
         match self.reach_of(layer, feature) {
