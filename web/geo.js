@@ -82,17 +82,9 @@ export function normalizeIds(fc) {
  * The id of a parcel from vector-tile properties: `id` when present, else the most
  * id-like attribute (PARCEL_ID, PIN, SBL, ...). Tile feature ids may be row numbers.
  */
+// The server puts every feature's id in its properties (vector tiles carry no string ids).
 export function parcelIdOf(props, featureId) {
-  if (props) {
-    if (props.id != null && props.id !== "") return String(props.id);
-    const keys = Object.keys(props);
-    const pick =
-      keys.find((k) => /^parcel_?id$/i.test(k)) ||
-      keys.find((k) => /parcel/i.test(k) && /id|num|no$/i.test(k)) ||
-      keys.find((k) => /^(pin|sbl|print_key|swis_sbl|apn|gpin|loc_id|map_par_id|prop_id)$/i.test(k)) ||
-      keys.find((k) => /(^|_)id$/i.test(k));
-    if (pick && props[pick] != null && props[pick] !== "") return String(props[pick]);
-  }
+  if (props && props.id != null && props.id !== "") return String(props.id);
   return featureId != null ? String(featureId) : null;
 }
 
