@@ -13,6 +13,9 @@ use geo::{BoundingRect, Intersects};
 use geo_types::{Geometry, MultiPolygon, Point, Polygon};
 use serde_json::{Map, Value};
 
+/// The phase name of a parcel checked as if all of it were disturbed.
+pub const WHOLE_PARCEL: &str = "whole parcel";
+
 /// What is being checked, in WGS84.
 #[derive(Debug, Clone)]
 pub struct Subject {
@@ -310,6 +313,16 @@ fn decide(
         })
     };
 
+    // A parcel checked before any plan exists: say that its acreage is an upper bound.
+    let assumed = disturbance.phases.len() == 1 && disturbance.phases[0].phase == WHOLE_PARCEL;
+    let mut add = |rule: &str, clause: &str, met: Option<bool>, reason: String| {
+        let reason = if assumed && rule != "condition_a" && rule != "receiving_waters" {
+            format!("If the whole parcel were disturbed: {reason}")
+        } else {
+            reason
+        };
+        add(rule, clause, met, reason)
+    };
     let over_threshold = total >= rules.land_development_acres;
     let lda = over_threshold || (site.common_plan && total > 0.0);
     add(
@@ -534,7 +547,7 @@ pub fn check_parcel(catalog: &Catalog, id: &str) -> Result<Report> {
     let mut s = Subject::from_parcel(catalog, id)?;
     if let Some(g) = &s.footprint {
         s.phases = vec![Phase {
-            name: "parcel".into(),
+            name: WHOLE_PARCEL.into(),
             start: None,
             end: None,
             polygons: area::polygons_of(g),

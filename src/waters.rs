@@ -365,7 +365,7 @@ fn decide_condition_a(
     }
     out.condition_a = Some(false);
     out.condition_a_reason = format!(
-        "Neither {} is listed as impaired by a construction-related pollutant ({}), and the site is in no TMDL watershed where stormwater is a source.{}",
+        "No water in scope ({}) is listed as impaired by a construction-related pollutant ({}), and the site is in no TMDL watershed where stormwater is a source.{}",
         scope_words,
         rules.construction_pollutants.join(", "),
         first_facts

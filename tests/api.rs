@@ -377,6 +377,20 @@ async fn a_parcel_gets_its_receiving_waters() {
         .await
         .json();
     assert_eq!(v["site"]["id"], parcel);
+    // No plan exists yet: the acreage findings say they assume the whole parcel.
+    let lda = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "land_development_activity")
+        .unwrap();
+    assert!(
+        lda["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("If the whole parcel were disturbed"),
+        "{lda}"
+    );
     assert!(
         v["receiving_water_names"]
             .as_array()
