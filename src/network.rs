@@ -24,7 +24,7 @@ use geo::{Geodesic, Length};
 use geo_types::LineString;
 
 pub use geometry::DEFAULT_SNAP_TOLERANCE_M;
-pub use trace::{display_names, Divergence, Step, Trace, TraceEnd};
+pub use trace::{display_names, Divergence, Step, Trace, TraceEnd, UNNAMED_TRIBUTARY};
 
 /// One stream reach (flowline).
 #[derive(Debug, Clone, PartialEq)]

@@ -370,7 +370,7 @@ fn unnamed_tributary_naming() {
     let net = Network::from_geometry(reaches, DEFAULT_SNAP_TOLERANCE_M);
     let t = net.trace(0, f64::INFINITY);
     assert_eq!(
-        display_names(&net, &t),
+        display_names(&t, |r| net.reach(r).name.as_deref()),
         [
             "unnamed tributary to Mud Creek",
             "unnamed tributary to Mud Creek",
@@ -430,7 +430,10 @@ fn tributary_joining_mid_reach() {
     let t = net.trace(1, f64::INFINITY);
     assert_eq!(t.steps.len(), 2);
     assert!((t.steps[1].length_m - (net.length_m(0) - link.entry_m)).abs() < 1e-6);
-    assert_eq!(display_names(&net, &t)[0], "unnamed tributary to Mud Creek");
+    assert_eq!(
+        display_names(&t, |r| net.reach(r).name.as_deref())[0],
+        "unnamed tributary to Mud Creek"
+    );
     // Farther than the tolerance: no link.
     let net = Network::from_geometry(reaches, 0.1);
     assert!(net.downstream(1).is_empty());

@@ -90,22 +90,26 @@ impl Network {
 
 /// SWPPP names, one per step: a named reach keeps its name; an unnamed reach is
 /// "unnamed tributary to X", X being the first named reach further down the trace, or plain
-/// "unnamed tributary" when none is named before the trace ends. Consecutive duplicates are kept
+/// "unnamed tributary" when none is named before the trace ends. `name_of` gives a reach's own
+/// name (a caller may also name lake paths after their lake). Consecutive duplicates are kept
 /// (one entry per step); dedupe for a receiving-water list.
-pub fn display_names(net: &Network, trace: &Trace) -> Vec<String> {
+pub fn display_names<'a>(trace: &Trace, name_of: impl Fn(usize) -> Option<&'a str>) -> Vec<String> {
     let mut out = vec![String::new(); trace.steps.len()];
     let mut next_named: Option<&str> = None;
     for (i, step) in trace.steps.iter().enumerate().rev() {
-        out[i] = match net.reach(step.reach).name.as_deref() {
+        out[i] = match name_of(step.reach) {
             Some(name) => {
                 next_named = Some(name);
                 name.to_owned()
             }
             None => match next_named {
                 Some(x) => format!("unnamed tributary to {x}"),
-                None => "unnamed tributary".to_owned(),
+                None => UNNAMED_TRIBUTARY.to_owned(),
             },
         };
     }
     out
 }
+
+/// The name of an unnamed reach with no named water below it.
+pub const UNNAMED_TRIBUTARY: &str = "unnamed tributary";

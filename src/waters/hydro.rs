@@ -5,7 +5,9 @@ use super::impairment::{self, ImpairmentHit};
 use crate::catalog::{Catalog, ImpairedTable, Layer};
 use crate::config::{Role, Rules};
 use crate::measure::LocalFrame;
-use crate::network::{Network, NetworkAttrs, Reach as NetReach, TraceEnd};
+use crate::network::{
+    display_names, Network, NetworkAttrs, Reach as NetReach, TraceEnd, UNNAMED_TRIBUTARY,
+};
 use crate::report::DivergenceInfo;
 use geo::{BoundingRect, Contains, Distance, Euclidean, InteriorPoint, InterpolateLine};
 use geo_types::{Geometry, LineString, Point};
@@ -230,7 +232,7 @@ impl Hydro {
             }
             at = next;
         }
-        "unnamed reach".into()
+        UNNAMED_TRIBUTARY.into()
     }
 
     /// Impairments of a flowline or waterbody feature, for the candidate list.
@@ -248,30 +250,20 @@ impl Hydro {
     /// The downstream path from `start`, named the way a SWPPP names waters.
     pub fn trace(&self, start: usize, limit_m: f64) -> (Vec<TraceStep>, Vec<Split>, TraceEnd) {
         let t = self.network.trace(start, limit_m);
-        let mut steps: Vec<TraceStep> = t
+        let names = display_names(&t, |r| self.names[r].as_deref());
+        let steps: Vec<TraceStep> = t
             .steps
             .iter()
-            .map(|s| TraceStep {
+            .zip(names)
+            .map(|(s, name)| TraceStep {
                 reach: s.reach,
-                name: self.names[s.reach].clone().unwrap_or_default(),
+                name,
                 named: self.names[s.reach].is_some(),
                 distance_m: s.distance_m,
                 length_m: s.length_m,
                 impairments: self.impairments[s.reach].clone(),
             })
             .collect();
-        // "unnamed tributary to X", X = the first named water downstream.
-        let mut next_named: Option<String> = None;
-        for s in steps.iter_mut().rev() {
-            if s.named {
-                next_named = Some(s.name.clone());
-            } else {
-                s.name = match &next_named {
-                    Some(n) => format!("unnamed tributary to {n}"),
-                    None => "unnamed reach".into(),
-                };
-            }
-        }
         let divs = t
             .divergences
             .iter()
