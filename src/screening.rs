@@ -477,7 +477,12 @@ fn decide(
                 .filter(|x| x.0)
                 .map(|x| x.1)
                 .collect();
-            format!("Condition {} applies: the SWPPP must also include post-construction stormwater management practices.", why.join(", "))
+            let which = match why.as_slice() {
+                [one] => format!("Condition {one} applies"),
+                [init @ .., last] => format!("Conditions {} and {last} apply", init.join(", ")),
+                [] => String::new(),
+            };
+            format!("{which}: the SWPPP must also include post-construction stormwater management practices.")
         } else if lda {
             "Land development activity without Condition A, B or C: a basic SWPPP with erosion and sediment controls only.".into()
         } else {
