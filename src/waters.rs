@@ -153,8 +153,7 @@ pub fn assess(
                 name: catalog
                     .hydro
                     .as_ref()
-                    .and_then(|h| h.reach_of(c.layer, c.feature))
-                    .and_then(|r| catalog.hydro.as_ref().map(|h| h.display_name(r)))
+                    .and_then(|h| h.reach_of(c.layer, c.feature).map(|r| h.display_name(r)))
                     .or_else(|| layer.name_of(f))
                     .unwrap_or_else(|| "unnamed".into()),
                 kind: c.kind.into(),

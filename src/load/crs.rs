@@ -51,10 +51,6 @@ impl Reprojector {
         })
     }
 
-    pub fn is_identity(&self) -> bool {
-        self.proj.is_none()
-    }
-
     /// Reprojects in place; PROJ errors (points outside the CRS's domain) become `Err(reason)`.
     pub fn apply(&self, geom: &mut Geometry<f64>) -> std::result::Result<(), String> {
         let Some(proj) = &self.proj else {

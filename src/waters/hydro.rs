@@ -186,14 +186,6 @@ impl Hydro {
         })
     }
 
-    pub fn len(&self) -> usize {
-        self.refs.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.refs.is_empty()
-    }
-
     pub fn reach_of(&self, layer: usize, feature: usize) -> Option<usize> {
         self.by_feature.get(&(layer, feature)).copied()
     }
@@ -209,10 +201,6 @@ impl Hydro {
 
     pub fn length_m(&self, r: usize) -> f64 {
         self.network.length_m(r)
-    }
-
-    pub fn network(&self) -> &Network {
-        &self.network
     }
 
     /// The SWPPP name of a reach on its own: its name, the lake it runs through, or
