@@ -126,6 +126,43 @@ pub fn peak_at_one_time(phases: &[Phase]) -> Peak {
     best
 }
 
+/// Two phases disturbed at the same time, both ends inclusive: the later one was cleared
+/// before the earlier one was finished (stabilised).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PhaseOverlap {
+    pub earlier: String,
+    pub later: String,
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+}
+
+/// Every pair of dated phases whose date ranges overlap. An open end counts as "always".
+pub fn overlapping_phases(phases: &[Phase]) -> Vec<PhaseOverlap> {
+    let mut dated: Vec<&Phase> = phases.iter().filter(|p| p.start.is_some()).collect();
+    dated.sort_by_key(|p| p.start);
+    let mut out = Vec::new();
+    for (i, a) in dated.iter().enumerate() {
+        for b in &dated[i + 1..] {
+            let (Some(bs), a_end) = (b.start, a.end) else {
+                continue;
+            };
+            if a_end.is_none_or(|e| e >= bs) {
+                let to = match (a.end, b.end) {
+                    (Some(x), Some(y)) => x.min(y),
+                    (x, y) => x.or(y).unwrap_or(bs),
+                };
+                out.push(PhaseOverlap {
+                    earlier: a.name.clone(),
+                    later: b.name.clone(),
+                    from: bs,
+                    to,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Parses the date forms found in real files: ISO "2026-05-01", ISO date-time, "2026/05/01",
 /// US "05/01/2026" and DBF "20260501".
 pub fn parse_date(s: &str) -> Option<NaiveDate> {

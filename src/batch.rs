@@ -4,6 +4,7 @@
 
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
+use crate::law::RuleId;
 use crate::load::{self, value_text};
 use crate::report::Report;
 use crate::screening::{self, Subject};
@@ -106,6 +107,13 @@ pub struct Row {
     pub condition_b: String,
     pub condition_c: String,
     pub five_acre_limit_exceeded: String,
+    pub exempt: String,
+    pub in_jurisdiction: String,
+    pub swppp_required: String,
+    pub swppp_full: String,
+    pub inspections: String,
+    /// Every fact a null finding is missing, `; `-separated.
+    pub needs: String,
     pub receiving_waters: String,
     pub first_impaired: String,
     pub error: String,
@@ -125,15 +133,17 @@ impl Row {
                     .map(|d| d.to_string())
                     .unwrap_or_default(),
                 outside_parcels_acres: format!("{:.3}", rep.disturbance.outside_parcels_acres),
-                land_development_activity: rep.conditions.land_development_activity.to_string(),
-                condition_a: rep
-                    .conditions
-                    .a
-                    .map(|a| a.to_string())
-                    .unwrap_or("undetermined".into()),
-                condition_b: rep.conditions.b.to_string(),
-                condition_c: rep.conditions.c.to_string(),
-                five_acre_limit_exceeded: rep.conditions.five_acre_limit_exceeded.to_string(),
+                land_development_activity: tri(rep.conditions.land_development_activity),
+                condition_a: tri(rep.conditions.a),
+                condition_b: tri(rep.conditions.b),
+                condition_c: tri(rep.conditions.c),
+                five_acre_limit_exceeded: tri(rep.conditions.five_acre_limit_exceeded),
+                exempt: tri(rep.conditions.exempt),
+                in_jurisdiction: tri(rep.conditions.in_jurisdiction),
+                swppp_required: tri(finding(rep, RuleId::SwpppRequired)),
+                swppp_full: tri(finding(rep, RuleId::SwpppFull)),
+                inspections: tri(finding(rep, RuleId::Inspections)),
+                needs: needs(rep),
                 receiving_waters: rep.receiving_water_names.join("; "),
                 first_impaired: rep
                     .first_impaired
@@ -154,10 +164,35 @@ impl Row {
                 condition_b: String::new(),
                 condition_c: String::new(),
                 five_acre_limit_exceeded: String::new(),
+                exempt: String::new(),
+                in_jurisdiction: String::new(),
+                swppp_required: String::new(),
+                swppp_full: String::new(),
+                inspections: String::new(),
+                needs: String::new(),
                 receiving_waters: String::new(),
                 first_impaired: String::new(),
                 error: e.to_string(),
             },
         }
     }
+}
+
+/// A tri-state outcome for a CSV cell.
+fn tri(v: Option<bool>) -> String {
+    v.map_or("undetermined".into(), |b| b.to_string())
+}
+
+fn finding(r: &Report, id: RuleId) -> Option<bool> {
+    r.findings.iter().find(|f| f.rule == id).and_then(|f| f.met)
+}
+
+fn needs(r: &Report) -> String {
+    let mut all: Vec<&str> = Vec::new();
+    for m in r.findings.iter().flat_map(|f| &f.missing) {
+        if !all.contains(&m.as_str()) {
+            all.push(m);
+        }
+    }
+    all.join("; ")
 }

@@ -3,111 +3,12 @@
 
 use crate::config::{LayerConfig, Manifest, Role};
 use crate::error::{Error, Result};
-use crate::load::{self, value_text, Feature, LoadProblem, Row, SourceInfo};
-use geo::BoundingRect;
+pub use crate::layer::{ImpairedTable, IndexEntry, Layer};
+use crate::load::{self, value_text, LoadProblem, Row, SourceInfo};
 use geo_types::{Geometry, Rect};
-use rstar::primitives::{GeomWithData, Rectangle};
-use rstar::{RTree, AABB};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
-
-pub type IndexEntry = GeomWithData<Rectangle<[f64; 2]>, usize>;
-
-/// One geometry layer with its R-tree of feature envelopes.
-#[derive(Debug)]
-pub struct Layer {
-    pub config: LayerConfig,
-    /// The OGC API collection id: the role, or `role-2`... when several layers share a role.
-    pub collection_id: String,
-    pub source: SourceInfo,
-    pub features: Vec<Feature>,
-    pub problems: Vec<LoadProblem>,
-    pub index: RTree<IndexEntry>,
-    by_id: HashMap<String, usize>,
-}
-
-impl Layer {
-    pub fn new(config: LayerConfig, collection_id: String, loaded: load::LoadedLayer) -> Layer {
-        let mut problems = loaded.problems;
-        let mut by_id = HashMap::with_capacity(loaded.features.len());
-        for (i, f) in loaded.features.iter().enumerate() {
-            if by_id.insert(f.id.clone(), i).is_some() {
-                problems.push(LoadProblem {
-                    path: loaded.source.path.clone(),
-                    feature: f.id.clone(),
-                    reason: "duplicate id; lookups by id return the last one".into(),
-                });
-            }
-        }
-        let entries = loaded
-            .features
-            .iter()
-            .enumerate()
-            .filter_map(|(i, f)| envelope(&f.geometry).map(|r| GeomWithData::new(r, i)))
-            .collect();
-        Layer {
-            config,
-            collection_id,
-            source: loaded.source,
-            features: loaded.features,
-            problems,
-            index: RTree::bulk_load(entries),
-            by_id,
-        }
-    }
-
-    pub fn get(&self, id: &str) -> Option<&Feature> {
-        self.by_id.get(id).map(|&i| &self.features[i])
-    }
-
-    pub fn position(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id).copied()
-    }
-
-    /// Indices of features whose envelope meets `rect` (lon/lat degrees).
-    pub fn query(&self, rect: Rect<f64>) -> impl Iterator<Item = usize> + '_ {
-        let aabb = AABB::from_corners([rect.min().x, rect.min().y], [rect.max().x, rect.max().y]);
-        self.index
-            .locate_in_envelope_intersecting(&aabb)
-            .map(|e| e.data)
-    }
-
-    pub fn name_of(&self, f: &Feature) -> Option<String> {
-        self.config
-            .name_field
-            .as_deref()
-            .and_then(|n| f.properties.get(n))
-            .and_then(value_text)
-    }
-
-    pub fn text(&self, f: &Feature, field: Option<&str>) -> Option<String> {
-        field.and_then(|n| f.properties.get(n)).and_then(value_text)
-    }
-
-    pub fn bbox(&self) -> Option<Rect<f64>> {
-        let env = self.index.root().envelope();
-        (self.index.size() > 0).then(|| {
-            Rect::new(
-                geo_types::coord! { x: env.lower()[0], y: env.lower()[1] },
-                geo_types::coord! { x: env.upper()[0], y: env.upper()[1] },
-            )
-        })
-    }
-}
-
-fn envelope(g: &Geometry<f64>) -> Option<Rectangle<[f64; 2]>> {
-    g.bounding_rect()
-        .map(|r| Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]))
-}
-
-/// An impaired-waters list without geometry, grouped by its key.
-#[derive(Debug)]
-pub struct ImpairedTable {
-    pub config: LayerConfig,
-    pub source: SourceInfo,
-    pub rows: HashMap<String, Vec<Row>>,
-}
 
 /// A construction site: a feature of the sites layer, or a distinct `site_field` value of the
 /// disturbance layer when there is no sites layer.
@@ -117,8 +18,8 @@ pub struct Site {
     pub name: Option<String>,
     pub attributes: Map<String, Value>,
     pub boundary: Option<Geometry<f64>>,
-    /// Indices into the disturbance layer.
-    pub disturbance: Vec<usize>,
+    /// (layer, feature) indices of its disturbance polygons, over every disturbance layer.
+    pub disturbance: Vec<(usize, usize)>,
 }
 
 /// Progress of a load, for a CLI progress bar: (file, layers done, layers in all).
@@ -132,6 +33,8 @@ pub struct Catalog {
     pub sites: Vec<Site>,
     /// The stream network and its impairments, when flowlines are loaded.
     pub hydro: Option<crate::waters::Hydro>,
+    /// Listings matched to waterbodies, keyed by (layer, feature), with or without a network.
+    pub waterbody_impairments: HashMap<(usize, usize), Vec<crate::waters::ImpairmentHit>>,
     site_index: HashMap<String, usize>,
 }
 
@@ -173,7 +76,14 @@ impl Catalog {
             layers.push(Layer::new(cfg.clone(), collection_id, loaded));
         }
         progress("stream network", total, total);
-        let hydro = crate::waters::Hydro::build(&layers, &impaired_tables, &manifest.rules);
+        let waterbody_impairments =
+            crate::waters::waterbody_impairments(&layers, &impaired_tables, &manifest.rules);
+        let hydro = crate::waters::Hydro::build(
+            &layers,
+            &impaired_tables,
+            &waterbody_impairments,
+            &manifest.rules,
+        );
         let sites = collect_sites(&layers);
         let site_index = sites
             .iter()
@@ -186,8 +96,27 @@ impl Catalog {
             impaired_tables,
             sites,
             hydro,
+            waterbody_impairments,
             site_index,
         })
+    }
+
+    /// Listings matched to a flowline (by its reach) or a waterbody feature.
+    pub fn impairments_of_feature(
+        &self,
+        layer: usize,
+        feature: usize,
+    ) -> Vec<crate::waters::ImpairmentHit> {
+        if let Some(hits) = self.waterbody_impairments.get(&(layer, feature)) {
+            return hits.clone();
+        }
+        self.hydro
+            .as_ref()
+            .and_then(|h| {
+                h.reach_of(layer, feature)
+                    .map(|r| h.impairments(r).to_vec())
+            })
+            .unwrap_or_default()
     }
 
     pub fn layer(&self, role: Role) -> Option<&Layer> {
@@ -292,42 +221,54 @@ fn read_impaired_table(dir: &Path, cfg: &LayerConfig) -> Result<ImpairedTable> {
     })
 }
 
+/// Sites from every sites layer (the first of a duplicated id wins), else the distinct
+/// `site_field` values of the disturbance layers; each with its polygons from every
+/// disturbance layer.
 fn collect_sites(layers: &[Layer]) -> Vec<Site> {
-    let dist = layers.iter().find(|l| l.config.role == Role::Disturbance);
-    let site_field = dist.and_then(|d| d.config.site_field.clone());
-    let mut by_site: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut by_site: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
-    if let (Some(d), Some(sf)) = (dist, site_field.as_deref()) {
+    for (li, d) in layers.iter().enumerate() {
+        let Some(sf) = d.config.site_field.as_deref() else {
+            continue;
+        };
+        if d.config.role != Role::Disturbance {
+            continue;
+        }
         for (i, f) in d.features.iter().enumerate() {
             if let Some(s) = f.properties.get(sf).and_then(value_text) {
                 if !by_site.contains_key(&s) {
                     order.push(s.clone());
                 }
-                by_site.entry(s).or_default().push(i);
+                by_site.entry(s).or_default().push((li, i));
             }
         }
     }
-    match layers.iter().find(|l| l.config.role == Role::Sites) {
-        Some(sl) => sl
-            .features
-            .iter()
-            .map(|f| Site {
-                id: f.id.clone(),
-                name: sl.name_of(f),
-                attributes: f.properties.clone(),
-                boundary: Some(f.geometry.clone()),
-                disturbance: by_site.get(&f.id).cloned().unwrap_or_default(),
-            })
-            .collect(),
-        None => order
-            .into_iter()
-            .map(|id| Site {
-                disturbance: by_site.remove(&id).unwrap_or_default(),
-                id,
-                name: None,
-                attributes: Map::new(),
-                boundary: None,
-            })
-            .collect(),
+    let mut sites: Vec<Site> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for sl in layers.iter().filter(|l| l.config.role == Role::Sites) {
+        for f in &sl.features {
+            if seen.insert(f.id.clone()) {
+                sites.push(Site {
+                    id: f.id.clone(),
+                    name: sl.name_of(f),
+                    attributes: f.properties.clone(),
+                    boundary: Some(f.geometry.clone()),
+                    disturbance: by_site.get(&f.id).cloned().unwrap_or_default(),
+                });
+            }
+        }
     }
+    if !sites.is_empty() {
+        return sites;
+    }
+    order
+        .into_iter()
+        .map(|id| Site {
+            disturbance: by_site.remove(&id).unwrap_or_default(),
+            id,
+            name: None,
+            attributes: Map::new(),
+            boundary: None,
+        })
+        .collect()
 }

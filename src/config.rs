@@ -77,6 +77,40 @@ pub struct Rules {
     pub agricultural_classes: Vec<String>,
     /// Snap tolerance for building a stream graph from geometry alone.
     pub snap_tolerance_m: f64,
+    /// How "pollutant of concern" (§230-20 D(6)) is read for Condition A.
+    pub condition_a_causes: CauseReading,
+    /// Routine maintenance (5)(c) is exempt only below this many acres.
+    pub maintenance_max_acres: f64,
+    /// The law's effective date, for the plat (5)(e) and building-permit (5)(f) exemptions.
+    /// Effective "upon filing with the office of the Secretary of State" (10)(b): filed 2008-02-19.
+    pub effective_date: chrono::NaiveDate,
+    /// (9)(a)[2]: inspections at least this often, in days.
+    pub inspection_interval_days: u32,
+    /// (9)(a)[2]: a storm of this much precipitation or more, in inches, triggers an inspection.
+    pub storm_threshold_in: f64,
+    /// (9)(a)[2]: within this many hours after such a storm.
+    pub storm_inspection_hours: u32,
+}
+
+/// Which causes of a listed water count as a pollutant of concern for Condition A.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CauseReading {
+    /// Causes matching `construction_pollutants`: DEC's practice of naming the segments
+    /// impaired by construction-related pollutants (sediment, its measures, nutrients).
+    Construction,
+    /// The definition in (6) read literally: sediment always, plus any cause of impairment of
+    /// a receiving water, so every listed water in scope counts.
+    Any,
+}
+
+impl CauseReading {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CauseReading::Construction => "construction",
+            CauseReading::Any => "any",
+        }
+    }
 }
 
 impl Default for Rules {
@@ -106,41 +140,59 @@ impl Default for Rules {
             single_family_classes: vec!["210".into()],
             agricultural_classes: vec!["1".into()],
             snap_tolerance_m: 1.0,
+            condition_a_causes: CauseReading::Construction,
+            maintenance_max_acres: 5.0,
+            effective_date: chrono::NaiveDate::from_ymd_opt(2008, 2, 19).unwrap_or_default(),
+            inspection_interval_days: 7,
+            storm_threshold_in: 0.5,
+            storm_inspection_hours: 24,
         }
     }
 }
 
 /// Clause labels cited by each finding. Override in `[clauses]` for another town's law.
+/// Older manifests' names (`exemptions`, `post_construction`, `licensed_professional`) still read.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Clauses {
     pub law: String,
+    pub jurisdiction: String,
+    #[serde(alias = "exemptions")]
+    pub exemption: String,
     pub land_development_activity: String,
+    pub swppp_required: String,
+    pub active_without_approval: String,
     pub receiving_waters: String,
     pub five_acre_limit: String,
+    pub phasing: String,
     pub condition_a: String,
     pub condition_b: String,
     pub condition_c: String,
-    pub post_construction: String,
-    pub licensed_professional: String,
+    #[serde(alias = "post_construction")]
+    pub swppp_full: String,
+    #[serde(alias = "licensed_professional")]
+    pub swppp_preparer: String,
     pub inspections: String,
-    pub exemptions: String,
 }
 
 impl Default for Clauses {
     fn default() -> Self {
         Clauses {
             law: "Town of Clay Local Law 2 of 2008, Zoning §230-20 D".into(),
-            land_development_activity: "§230-20 D definitions (land development activity)".into(),
+            jurisdiction: "§230-20 D(4)".into(),
+            exemption: "§230-20 D(5)".into(),
+            land_development_activity: "§230-20 D(6) \"Land Development Activity\"".into(),
+            swppp_required: "§230-20 D(7)(a)".into(),
+            active_without_approval: "§230-20 D(4)(d), D(7)(a)".into(),
             receiving_waters: "§230-20 D(7)(b)[1][m]".into(),
             five_acre_limit: "§230-20 D(7)(b)[1][d]".into(),
+            phasing: "§230-20 D(6) \"Phasing\"".into(),
             condition_a: "§230-20 D(7)(b)[2] Condition A".into(),
             condition_b: "§230-20 D(7)(b)[2] Condition B".into(),
             condition_c: "§230-20 D(7)(b)[2] Condition C".into(),
-            post_construction: "§230-20 D(7)(b)[3]".into(),
-            licensed_professional: "§230-20 D(7)(b)[3][j]".into(),
+            swppp_full: "§230-20 D(7)(b)[3]".into(),
+            swppp_preparer: "§230-20 D(7)(b)[3][j]".into(),
             inspections: "§230-20 D(9)(a)[2]".into(),
-            exemptions: "§230-20 D(5)".into(),
         }
     }
 }
@@ -237,6 +289,8 @@ impl Manifest {
             ("impaired_match_m", r.impaired_match_m),
             ("condition_a_downstream_km", r.condition_a_downstream_km),
             ("snap_tolerance_m", r.snap_tolerance_m),
+            ("maintenance_max_acres", r.maintenance_max_acres),
+            ("storm_threshold_in", r.storm_threshold_in),
         ] {
             if !v.is_finite() || v < 0.0 {
                 return Err(bad(format!("rules.{name} must be a number >= 0, got {v}")));

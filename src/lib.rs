@@ -8,11 +8,15 @@ pub mod batch;
 pub mod catalog;
 pub mod config;
 pub mod error;
+pub mod facts;
+pub mod law;
+pub mod layer;
 pub mod load;
 pub mod measure;
 pub mod network;
 pub mod report;
 pub mod screening;
+pub mod subject;
 pub mod tiles;
 pub mod waters;
 

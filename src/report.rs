@@ -1,8 +1,13 @@
 //! The site report: one serde struct whose JSON keys are a stable contract (CLI `--json`,
 //! `GET /sites/{id}/report`), plus its plain-text rendering for the CLI.
 
-use crate::area::PhaseAcres;
+use crate::area::{PhaseAcres, PhaseOverlap};
+pub use crate::facts::{
+    DivergenceInfo, Impaired, Jurisdiction, Reach, ReceivingWater, TmdlWatershed,
+};
+pub use crate::law::Finding;
 use crate::load::{LoadProblem, SourceInfo};
+use crate::subject::SubjectKind;
 use chrono::NaiveDate;
 use serde::Serialize;
 use std::fmt::Write;
@@ -11,6 +16,7 @@ use std::fmt::Write;
 pub struct Report {
     pub site: SiteInfo,
     pub disturbance: Disturbance,
+    /// The outcomes of the main findings, for lists and maps; the findings say why.
     pub conditions: Conditions,
     /// The names an applicant writes in the SWPPP, (7)(b)[1][m].
     pub receiving_water_names: Vec<String>,
@@ -21,7 +27,11 @@ pub struct Report {
     pub trace_end: Option<String>,
     pub divergences: Vec<DivergenceInfo>,
     pub first_impaired: Option<Impaired>,
+    /// Listed waters that receive the discharge (first receiving water and the path).
+    pub impaired_waters: Vec<Impaired>,
+    /// TMDL watersheds the discharge enters, with where (`via`).
     pub tmdl_watersheds: Vec<TmdlWatershed>,
+    pub jurisdiction: Jurisdiction,
     pub findings: Vec<Finding>,
     pub data: DataInfo,
 }
@@ -29,6 +39,8 @@ pub struct Report {
 #[derive(Debug, Clone, Serialize)]
 pub struct SiteInfo {
     pub id: String,
+    /// "site", "parcel" or "drawn".
+    pub kind: SubjectKind,
     pub name: Option<String>,
     pub status: Option<String>,
     pub address: Option<String>,
@@ -36,7 +48,11 @@ pub struct SiteInfo {
     pub single_family: bool,
     pub agricultural: bool,
     pub common_plan: bool,
+    pub common_plan_acres: Option<f64>,
+    /// A SWPPP approval is recorded.
     pub approved_swppp: bool,
+    /// The recorded approval: a date or a reference.
+    pub swppp_approval: Option<String>,
     pub exemptions: Vec<String>,
     pub parcel_ids: Vec<String>,
     /// [min lon, min lat, max lon, max lat]
@@ -49,33 +65,27 @@ pub struct Disturbance {
     pub peak_acres: f64,
     pub peak_date: Option<NaiveDate>,
     pub phases: Vec<PhaseAcres>,
+    /// Phases disturbed at the same time (the later cleared before the earlier stabilised).
+    pub overlaps: Vec<PhaseOverlap>,
     pub outside_parcels_acres: f64,
     pub polygons: usize,
 }
 
+/// `null` means the loaded data cannot decide; the finding names the missing facts.
 #[derive(Debug, Clone, Serialize)]
 pub struct Conditions {
-    pub land_development_activity: bool,
-    /// None when the loaded layers cannot decide it (no stream network or impaired list).
+    pub land_development_activity: Option<bool>,
     #[serde(rename = "A")]
     pub a: Option<bool>,
     #[serde(rename = "B")]
-    pub b: bool,
+    pub b: Option<bool>,
     #[serde(rename = "C")]
-    pub c: bool,
-    pub five_acre_limit_exceeded: bool,
-    pub exempt: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ReceivingWater {
-    pub id: String,
-    pub name: String,
-    /// "flowline" or "waterbody"
-    pub kind: String,
-    pub distance_m: f64,
-    pub impaired: bool,
-    pub causes: Vec<String>,
+    pub c: Option<bool>,
+    pub five_acre_limit_exceeded: Option<bool>,
+    /// A verified (5) exemption applies.
+    pub exempt: Option<bool>,
+    /// The law applies where the site lies (4).
+    pub in_jurisdiction: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -83,53 +93,10 @@ pub struct Entry {
     /// "nearest", "outfall_point", "catchment" or "none"
     pub rule: String,
     pub reach_id: Option<String>,
-    pub reason: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Reach {
-    pub id: String,
-    pub name: String,
-    pub length_m: f64,
-    /// Distance from the entry point's reach start to the start of this reach.
-    pub distance_m: f64,
-    pub impaired: bool,
-    pub causes: Vec<String>,
-    pub impaired_ids: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct DivergenceInfo {
-    pub at_reach: String,
-    pub main: String,
-    pub minor: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Impaired {
-    pub id: String,
-    pub name: String,
-    pub reach_id: String,
-    pub distance_m: f64,
-    pub causes: Vec<String>,
-    pub category: Option<String>,
-    pub construction_causes: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct TmdlWatershed {
-    pub id: String,
-    pub name: String,
-    pub pollutant: Option<String>,
-    pub stormwater_source: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Finding {
-    pub rule: String,
-    pub clause: String,
-    /// None when the data cannot decide.
-    pub met: Option<bool>,
+    /// The first receiving water (flowline or waterbody id) and its kind.
+    pub water_id: Option<String>,
+    pub water_kind: Option<String>,
+    pub distance_m: Option<f64>,
     pub reason: String,
 }
 
@@ -139,6 +106,7 @@ pub struct DataInfo {
     pub data_set: String,
     pub layers: Vec<SourceInfo>,
     pub problems: Vec<LoadProblem>,
+    /// The date of the check.
     pub generated: NaiveDate,
     pub outfall_version: &'static str,
 }
@@ -147,7 +115,7 @@ fn yes_no(b: Option<bool>) -> &'static str {
     match b {
         Some(true) => "YES",
         Some(false) => "no",
-        None => "undetermined",
+        None => "NEEDS DATA",
     }
 }
 
@@ -282,33 +250,42 @@ impl Report {
         for t in &self.tmdl_watersheds {
             writeln!(
                 s_,
-                "  In TMDL watershed: {} ({}; stormwater a source: {})",
+                "  Discharge enters TMDL watershed: {} ({}; stormwater a source: {}) at the {}",
                 t.name,
                 t.pollutant.as_deref().unwrap_or("pollutant not given"),
-                if t.stormwater_source { "yes" } else { "no" }
+                if t.stormwater_source { "yes" } else { "no" },
+                t.via.as_deref().unwrap_or("site")
             )
             .ok();
         }
         let c = &self.conditions;
         writeln!(s_, "\nCONDITIONS").ok();
+        if c.in_jurisdiction == Some(false) {
+            writeln!(
+                s_,
+                "  OUTSIDE THE TOWN: the local law does not apply here; facts are for information."
+            )
+            .ok();
+        }
         writeln!(
             s_,
-            "  Land development activity: {}",
-            yes_no(Some(c.land_development_activity))
+            "  Land development activity: {}   Exempt: {}",
+            yes_no(c.land_development_activity),
+            yes_no(c.exempt)
         )
         .ok();
         writeln!(
             s_,
             "  Condition A: {}   Condition B: {}   Condition C: {}",
             yes_no(c.a),
-            yes_no(Some(c.b)),
-            yes_no(Some(c.c))
+            yes_no(c.b),
+            yes_no(c.c)
         )
         .ok();
         writeln!(
             s_,
             "  Five acres at one time exceeded: {}",
-            yes_no(Some(c.five_acre_limit_exceeded))
+            yes_no(c.five_acre_limit_exceeded)
         )
         .ok();
         writeln!(s_, "\nFINDINGS").ok();
@@ -317,11 +294,14 @@ impl Report {
                 s_,
                 "  [{}] {} — {}\n      {}",
                 yes_no(f.met),
-                f.rule,
+                f.rule.as_str(),
                 f.clause,
                 f.reason
             )
             .ok();
+            if !f.missing.is_empty() {
+                writeln!(s_, "      Needs: {}", f.missing.join("; ")).ok();
+            }
         }
         writeln!(
             s_,

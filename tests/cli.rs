@@ -72,7 +72,7 @@ fn text_report_reads_as_a_path_downstream() {
         "{out}"
     );
     assert!(
-        out.contains("In TMDL watershed: Onondaga Lake phosphorus TMDL"),
+        out.contains("Discharge enters TMDL watershed: Onondaga Lake phosphorus TMDL"),
         "{out}"
     );
     assert!(out.contains("Condition A: YES"), "{out}");

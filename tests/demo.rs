@@ -4,6 +4,7 @@
 
 mod common;
 
+use outfall::law::RuleId;
 use outfall::screening::check_site;
 use outfall::Catalog;
 
@@ -13,19 +14,32 @@ struct Expected {
     peak: f64,
     peak_date: Option<String>,
     outside: f64,
-    lda: bool,
-    b: bool,
-    c: bool,
-    limit_exceeded: bool,
+    jurisdiction: Option<bool>,
+    exemption: Option<bool>,
+    lda: Option<bool>,
+    b: Option<bool>,
+    c: Option<bool>,
+    limit_exceeded: Option<bool>,
     entry_rule: String,
     entry_reach: Option<String>,
     chain: Vec<String>,
     first_impaired_reach: Option<String>,
     a: Option<bool>,
+    swppp_required: Option<bool>,
+    swppp_full: Option<bool>,
+    preparer: Option<bool>,
+    inspections: Option<bool>,
 }
 
-fn yes(s: &str) -> bool {
-    s.trim().starts_with("yes")
+/// "yes", "no" or "null" as the cell's first word.
+fn tri(s: &str) -> Option<bool> {
+    let w = s.trim().split([' ', ':']).next().unwrap_or("");
+    match w {
+        "yes" => Some(true),
+        "no" => Some(false),
+        "null" => None,
+        other => panic!("not yes/no/null: {other:?} in {s:?}"),
+    }
 }
 
 fn expected_rows() -> Vec<Expected> {
@@ -34,25 +48,28 @@ fn expected_rows() -> Vec<Expected> {
     text.lines()
         .filter(|l| l.starts_with("| S"))
         .map(|l| {
-            let c: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
-            let entry: Vec<&str> = c[11].split_whitespace().collect();
-            let fi = c[13];
+            let c: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            assert_eq!(c.len(), 20, "20 columns in {l}");
+            let entry: Vec<&str> = c[12].split_whitespace().collect();
+            let fi = c[14];
             Expected {
                 site: c[0].split_whitespace().next().unwrap().to_string(),
                 total: c[1].parse().unwrap(),
                 peak: c[3].parse().unwrap(),
                 peak_date: (c[4] != "-").then(|| c[4].to_string()),
                 outside: c[5].parse().unwrap(),
-                lda: yes(c[6]),
-                b: yes(c[7]),
-                c: yes(c[8]),
-                limit_exceeded: yes(c[10]),
+                jurisdiction: tri(c[6]),
+                exemption: tri(c[7]),
+                lda: tri(c[8]),
+                b: tri(c[9]),
+                c: tri(c[10]),
+                limit_exceeded: tri(c[11]),
                 entry_rule: entry[0].to_string(),
-                entry_reach: entry.get(1).map(|s| s.to_string()),
-                chain: if c[12] == "-" {
+                entry_reach: entry.get(1).filter(|s| **s != "-").map(|s| s.to_string()),
+                chain: if c[13] == "-" {
                     vec![]
                 } else {
-                    c[12].split(" -> ").map(String::from).collect()
+                    c[13].split(" -> ").map(String::from).collect()
                 },
                 first_impaired_reach: (fi != "none").then(|| {
                     fi.split_whitespace()
@@ -60,14 +77,18 @@ fn expected_rows() -> Vec<Expected> {
                         .unwrap()
                         .to_string()
                 }),
-                a: if c[14].starts_with("undetermined") {
-                    None
-                } else {
-                    Some(yes(c[14]))
-                },
+                a: tri(c[15]),
+                swppp_required: tri(c[16]),
+                swppp_full: tri(c[17]),
+                preparer: tri(c[18]),
+                inspections: tri(c[19]),
             }
         })
         .collect()
+}
+
+fn met(r: &outfall::report::Report, id: RuleId) -> Option<bool> {
+    r.findings.iter().find(|f| f.rule == id).unwrap().met
 }
 
 #[test]
@@ -80,6 +101,10 @@ fn every_demo_site_matches_the_documented_results() {
     );
     let rows = expected_rows();
     assert_eq!(rows.len(), cat.sites.len(), "one documented row per site");
+    assert!(
+        rows.len() >= 14,
+        "the demo covers the lake, outside and claim sites"
+    );
     for e in rows {
         let r = check_site(&cat, &e.site).expect("site report");
         let d = &r.disturbance;
@@ -108,6 +133,17 @@ fn every_demo_site_matches_the_documented_results() {
             e.outside
         );
         let c = &r.conditions;
+        let why = |id: RuleId| {
+            let f = r.findings.iter().find(|f| f.rule == id).unwrap();
+            format!("{}; needs {:?}", f.reason, f.missing)
+        };
+        assert_eq!(c.in_jurisdiction, e.jurisdiction, "{ctx} jurisdiction");
+        assert_eq!(
+            c.exempt,
+            e.exemption,
+            "{ctx} exemption: {}",
+            why(RuleId::Exemption)
+        );
         assert_eq!(
             (
                 c.land_development_activity,
@@ -136,16 +172,29 @@ fn every_demo_site_matches_the_documented_results() {
             e.first_impaired_reach,
             "{ctx} first impaired"
         );
+        assert_eq!(c.a, e.a, "{ctx} Condition A: {}", why(RuleId::ConditionA));
         assert_eq!(
-            c.a,
-            e.a,
-            "{ctx} Condition A: {}",
-            r.findings
-                .iter()
-                .find(|f| f.rule == "condition_a")
-                .map(|f| f.reason.as_str())
-                .unwrap_or("")
+            met(&r, RuleId::SwpppRequired),
+            e.swppp_required,
+            "{ctx} SWPPP required"
         );
+        assert_eq!(met(&r, RuleId::SwpppFull), e.swppp_full, "{ctx} full SWPPP");
+        assert_eq!(met(&r, RuleId::SwpppPreparer), e.preparer, "{ctx} preparer");
+        assert_eq!(
+            met(&r, RuleId::Inspections),
+            e.inspections,
+            "{ctx} inspections"
+        );
+        // A null finding always names what is missing.
+        for f in &r.findings {
+            assert_eq!(
+                f.met.is_none(),
+                !f.missing.is_empty(),
+                "{ctx} {}: {:?}",
+                f.rule.as_str(),
+                f.missing
+            );
+        }
         // The applicant's names: the unnamed-tributary name, then the first named water.
         let want_names: Vec<String> = match e.chain.first() {
             Some(first) if first.starts_with("unnamed tributary to ") => {

@@ -147,7 +147,7 @@ fn condition_a_scope_rule_changes_the_decision_and_the_report_shows_both_facts()
     s.attributes
         .insert("common_plan".into(), serde_json::Value::Bool(true));
     let r = check(&wide, &s);
-    assert!(r.conditions.land_development_activity);
+    assert_eq!(r.conditions.land_development_activity, Some(true));
     assert_eq!(r.conditions.a, Some(true));
     let f = r.findings.iter().find(|f| f.rule == "condition_a").unwrap();
     assert!(
@@ -158,7 +158,7 @@ fn condition_a_scope_rule_changes_the_decision_and_the_report_shows_both_facts()
     assert!(r
         .findings
         .iter()
-        .any(|f| f.rule == "licensed_professional" && f.met == Some(true)));
+        .any(|f| f.rule == "swppp_preparer" && f.met == Some(true)));
 
     // Arroyo Sausal: the first impaired water (Soulajule Reservoir) is listed for PCBs and
     // mercury only, which are not construction pollutants; Walker Creek lies further down.

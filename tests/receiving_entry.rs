@@ -96,13 +96,23 @@ fn flowlines_forming_a_cycle_end_the_trace_without_hanging() {
     ]}"#;
     let dir = dataset("[[layer]]\nrole = \"flowlines\"\npath = \"f.geojson\"\nid_field = \"id\"\nname_field = \"name\"\n", &[("f.geojson", gj.as_bytes())]);
     let cat = Catalog::open(dir.path()).unwrap();
-    let r = check(&cat, &tiny_site(-76.195, 43.1003));
+    let mut site = tiny_site(-76.195, 43.1003);
+    // A lot in a larger common plan, so the law asks the Condition A question of it.
+    site.attributes
+        .insert("common_plan".into(), serde_json::Value::Bool(true));
+    let r = check(&cat, &site);
     let ids: Vec<&str> = r.downstream.iter().map(|d| d.id.as_str()).collect();
     assert_eq!(ids, ["a", "b", "c"]);
     assert_eq!(r.receiving_water_names, ["Loop Creek"]);
     assert_eq!(r.trace_end.as_deref(), Some("cycle (back to reach a)"));
-    // No impaired list is loaded, so Condition A cannot be decided.
+    // No impaired list is loaded, so Condition A cannot be decided, and the finding says why.
     assert_eq!(r.conditions.a, None);
+    let a = r.findings.iter().find(|f| f.rule == "condition_a").unwrap();
+    assert!(
+        a.missing.iter().any(|m| m.contains("303(d)")),
+        "{:?}",
+        a.missing
+    );
 }
 
 #[test]

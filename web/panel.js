@@ -30,31 +30,62 @@ function fmtDist(m) {
   return `${(n / 1000).toFixed(2)} km (${(n / 1609.344).toFixed(2)} mi)`;
 }
 
-function yesNo(v) {
-  if (v === true) return "Yes";
-  if (v === false) return "No";
-  return "Undetermined";
+const NEEDS_DATA = "Needs data";
+
+/**
+ * Every condition and finding is tri-state: null means the loaded data cannot decide it.
+ * The string form is what `data-value` carries, so tests can compare it with the JSON.
+ */
+export function triState(v) {
+  return v === true ? "true" : v === false ? "false" : "null";
 }
 
+// CSS class per state; "needs-data" must never look like "not-met" (No).
+const TRI_CLASS = { true: "met", false: "not-met", null: "needs-data" };
+
+function yesNo(v) {
+  return { true: "Yes", false: "No", null: NEEDS_DATA }[triState(v)];
+}
+
+// `rule` is the finding id that explains the row. Optional rows are hidden for reports
+// that carry neither the key nor a finding (older servers).
 export const CONDITION_ROWS = [
-  { key: "land_development_activity", label: "Land development activity", short: "LDA" },
-  { key: "A", label: "Condition A", short: "A" },
-  { key: "B", label: "Condition B", short: "B" },
-  { key: "C", label: "Condition C", short: "C" },
-  { key: "five_acre_limit_exceeded", label: "Five-acre limit exceeded", short: "5ac" },
-  { key: "exempt", label: "Exemption applies", short: "ex", optional: true },
+  { key: "in_jurisdiction", rule: "jurisdiction", label: "Inside the town (law applies)", optional: true },
+  { key: "exempt", rule: "exemption", label: "Exemption applies", optional: true },
+  { key: "land_development_activity", rule: "land_development_activity", label: "Land development activity" },
+  { key: "A", rule: "condition_a", label: "Condition A" },
+  { key: "B", rule: "condition_b", label: "Condition B" },
+  { key: "C", rule: "condition_c", label: "Condition C" },
+  { key: "five_acre_limit_exceeded", rule: "five_acre_limit", label: "Five-acre limit exceeded" },
 ];
 
-/** Which condition a finding belongs to (rule names like "condition_b", "land_development", ...). */
+const RULE_TO_CONDITION = new Map(CONDITION_ROWS.map((c) => [c.rule, c.key]));
+
+/** The condition row a finding explains, or null for a requirement (stable rule ids). */
 export function findingCondition(rule) {
-  const r = String(rule || "").toLowerCase().replace(/[\s-]+/g, "_");
-  if (/(^|_)condition_?a($|_)/.test(r) || r === "a") return "A";
-  if (/(^|_)condition_?b($|_)/.test(r) || r === "b") return "B";
-  if (/(^|_)condition_?c($|_)/.test(r) || r === "c") return "C";
-  if (r.includes("five_acre") || r.includes("5_acre") || r.includes("max_disturbed") || r.includes("five")) return "five_acre_limit_exceeded";
-  if (r.includes("land_development") || r.includes("lda")) return "land_development_activity";
-  if (r.startsWith("exempt")) return "exempt";
-  return null;
+  return RULE_TO_CONDITION.get(String(rule || "")) || null;
+}
+
+// Requirement findings: met true means the duty applies to this site, so the words say so.
+const REQUIRED = { yes: "Required", no: "Not required" };
+const APPLIES = { yes: "Applies", no: "Does not apply" };
+export const REQUIREMENTS = {
+  swppp_required: { title: "SWPPP required", ...REQUIRED },
+  active_without_approval: { title: "Active without a recorded SWPPP approval", ...APPLIES },
+  receiving_waters: { title: "Receiving waters named in the SWPPP", ...REQUIRED },
+  phasing: { title: "Phasing (each piece stabilised before the next is cleared)", ...REQUIRED },
+  swppp_full: { title: "Full SWPPP with post-construction controls", ...REQUIRED },
+  swppp_preparer: { title: "SWPPP prepared by a licensed professional", ...REQUIRED },
+  inspections: { title: "Inspections every 7 days and after 0.5 in storms", ...REQUIRED },
+};
+
+/** Title and outcome words for a requirement; an id the viewer does not know still shows. */
+function requirementSpec(rule) {
+  return REQUIREMENTS[rule] || { title: String(rule || "Finding"), ...APPLIES };
+}
+
+function outcomeWords(v, spec) {
+  return { true: spec.yes, false: spec.no, null: NEEDS_DATA }[triState(v)];
 }
 
 export function conditionCount(conds) {
@@ -62,22 +93,29 @@ export function conditionCount(conds) {
   return ["A", "B", "C"].filter((k) => conds[k] === true).length;
 }
 
+const BADGE = {
+  true: { cls: "on", mark: "✓", words: "applies" },
+  false: { cls: "off", mark: "–", words: "does not apply" },
+  null: { cls: "needs-data", mark: "?", words: "needs data" },
+};
+
+function condBadge(k, v) {
+  const t = triState(v);
+  const b = BADGE[t];
+  const label = `Condition ${k}: ${b.words}`;
+  // role=img gives the badge a spoken name inside the site button; "A?" alone means nothing.
+  return h("span", { class: `badge ${b.cls}`, "data-condition": k, "data-value": t, title: label, role: "img", "aria-label": label }, `${k}${b.mark}`);
+}
+
 function condBadges(conds) {
+  const c = conds || {};
   const wrap = h("span", { class: "badges" });
-  for (const k of ["A", "B", "C"]) {
-    const v = conds ? conds[k] : null;
-    const on = v === true;
-    const unknown = v !== true && v !== false;
-    wrap.appendChild(
-      h("span", {
-        class: `badge ${on ? "on" : unknown ? "unknown" : "off"}`,
-        "data-condition": k,
-        title: `Condition ${k}: ${on ? "applies" : unknown ? "undetermined" : "does not apply"}`,
-      }, `${k}${on ? "✓" : unknown ? "?" : "–"}`),
-    );
+  if (c.in_jurisdiction === false) {
+    wrap.appendChild(h("span", { class: "badge outside", title: "Outside the Town: the local law does not apply" }, "outside"));
   }
-  if (conds && conds.exempt === true) wrap.appendChild(h("span", { class: "badge", title: "An exemption is claimed" }, "exempt"));
-  if (conds && conds.five_acre_limit_exceeded === true) {
+  for (const k of ["A", "B", "C"]) wrap.appendChild(condBadge(k, c[k]));
+  if (c.exempt === true) wrap.appendChild(h("span", { class: "badge", title: "An exemption applies" }, "exempt"));
+  if (c.five_acre_limit_exceeded === true) {
     wrap.appendChild(h("span", { class: "badge warn", title: "Five-acre limit exceeded" }, ">5 ac"));
   }
   return wrap;
@@ -166,6 +204,11 @@ export function renderReport(container, report, ctx = {}) {
       site.applicant ? h("p", { class: "addr" }, `Applicant: ${site.applicant}`) : null,
     ),
   );
+  // Only a definite false: a null jurisdiction is shown on its row as "Needs data".
+  if (conds.in_jurisdiction === false) {
+    container.appendChild(h("p", { class: "banner outside", role: "note", "data-testid": "outside-banner" },
+      h("strong", {}, "Outside the Town:"), " the local law does not apply here. Facts are shown for information."));
+  }
 
   // Actions
   const actions = h("div", { class: "report-actions" });
@@ -213,10 +256,10 @@ export function renderReport(container, report, ctx = {}) {
   } else {
     rw.appendChild(h("p", { class: "rw-none", "data-testid": "receiving-water-names" }, "No receiving water found within the search radius."));
   }
-  if (report.entry && (report.entry.reason || report.entry.rule)) {
-    rw.appendChild(h("p", { class: "small" }, `Entry: ${report.entry.rule || "?"}`, report.entry.reason ? ` — ${report.entry.reason}` : ""));
-  }
   const waters = Array.isArray(report.receiving_waters) ? report.receiving_waters : [];
+  if (report.entry && (report.entry.reason || report.entry.rule || report.entry.water_id != null)) {
+    rw.appendChild(entryEl(report.entry, waters));
+  }
   if (waters.length) {
     const tbl = h("table", { class: "compact" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Water"), h("th", { scope: "col" }, "Type"), h("th", { scope: "col" }, "Distance"), h("th", { scope: "col" }, "Impaired"))),
@@ -231,38 +274,28 @@ export function renderReport(container, report, ctx = {}) {
   }
   container.appendChild(rw);
 
-  // 2. Conditions with reasons and clauses.
+  // 2. Conditions with reasons and clauses, then the requirements that follow from them.
   const byCond = new Map(CONDITION_ROWS.map((c) => [c.key, []]));
-  const other = [];
+  const requirements = [];
   for (const f of findings) {
     const k = findingCondition(f.rule);
-    if (k && byCond.has(k)) byCond.get(k).push(f);
-    else other.push(f);
+    if (k) byCond.get(k).push(f);
+    else requirements.push(f);
   }
   const condSec = h("section", { class: "conditions", "aria-labelledby": "cond-h" }, h("h3", { id: "cond-h" }, "Conditions"));
   const list = h("div", { class: "cond-list", "data-testid": "conditions" });
   for (const c of CONDITION_ROWS) {
-    const v = conds[c.key];
     if (c.optional && !(c.key in conds) && !byCond.get(c.key).length) continue;
-    const row = h("div", {
-      class: `cond-row ${v === true ? "met" : v === false ? "not-met" : "unknown"}`,
-      "data-testid": `condition-${c.key}`,
-      "data-condition": c.key,
-      "data-value": v === true ? "true" : v === false ? "false" : "null",
-    },
-      h("div", { class: "cond-top" },
-        h("span", { class: "cond-label" }, c.label),
-        h("span", { class: "cond-value", "data-testid": `condition-${c.key}-value` }, yesNo(v))),
-    );
-    for (const f of byCond.get(c.key)) row.appendChild(findingEl(f));
-    list.appendChild(row);
+    list.appendChild(conditionRow(c, conds[c.key], byCond.get(c.key)));
   }
   condSec.appendChild(list);
-  if (other.length) {
-    condSec.appendChild(h("h4", {}, "Further findings"));
-    condSec.appendChild(h("div", { class: "other-findings" }, other.map(findingEl)));
-  }
   container.appendChild(condSec);
+  if (requirements.length) {
+    container.appendChild(h("section", { class: "requirements", "aria-labelledby": "req-h" },
+      h("h3", { id: "req-h" }, "Requirements"),
+      h("div", { class: "req-list", "data-testid": "requirements" },
+        requirements.map((f) => findingEl(f, requirementSpec(f.rule))))));
+  }
 
   // 3. Acres.
   const acres = h("section", { class: "acres", "aria-labelledby": "ac-h" }, h("h3", { id: "ac-h" }, "Disturbed area"),
@@ -322,7 +355,8 @@ export function renderReport(container, report, ctx = {}) {
   if (tmdl.length) {
     container.appendChild(h("section", { class: "tmdl", "aria-labelledby": "tm-h" }, h("h3", { id: "tm-h" }, "TMDL watersheds"),
       h("ul", {}, tmdl.map((t) => h("li", {}, h("strong", {}, t.name || t.id), t.pollutant ? ` — ${t.pollutant}` : "",
-        t.stormwater_source === true ? " (stormwater listed as a source)" : "")))));
+        t.stormwater_source === true ? " (stormwater listed as a source)" : "",
+        nameOf(t.via) ? h("span", { class: "small via" }, ` · enters via ${nameOf(t.via)}`) : null)))));
   }
 
   // 6. Site facts and data provenance.
@@ -352,12 +386,75 @@ export function renderReport(container, report, ctx = {}) {
   }
 }
 
-function findingEl(f) {
-  return h("div", { class: `finding ${f.met === true ? "met" : f.met === false ? "not-met" : "unknown"}`, "data-testid": "finding", "data-rule": f.rule || "" },
-    h("span", { class: "finding-rule" }, f.rule || ""),
+/** A water, reach or place given as a string or as {name, id}. */
+function nameOf(v) {
+  if (v == null || v === "") return "";
+  if (typeof v === "object") return String(v.name || v.display_name || v.id || "");
+  return String(v);
+}
+
+/** How the discharge reaches the network: the rule used and, when known, the water it enters. */
+function entryEl(entry, waters) {
+  const w = entry.water_id != null ? waters.find((x) => String(x.id) === String(entry.water_id)) : null;
+  const kind = entry.water_kind === "flowline" ? "stream" : entry.water_kind || "";
+  const water = entry.water_id != null ? `${kind ? kind + " " : ""}${(w && w.name) || entry.water_id}` : "";
+  return h("p", { class: "small", "data-testid": "entry" },
+    `Entry: ${entry.rule || "?"}`, water ? ` into ${water}` : "", entry.reason ? ` — ${entry.reason}` : "");
+}
+
+// Condition rows reuse the requirement layout; true always means "applies to this site".
+const CONDITION_SPEC = { title: "", ...APPLIES };
+
+function conditionRow(c, v, findings) {
+  const t = triState(v);
+  return h("div", {
+    class: `cond-row ${TRI_CLASS[t]}`,
+    "data-testid": `condition-${c.key}`,
+    "data-condition": c.key,
+    "data-value": t,
+  },
+    h("div", { class: "cond-top" },
+      h("span", { class: "cond-label" }, c.label),
+      h("span", { class: `cond-value tri tri-${t}`, "data-testid": `condition-${c.key}-value` }, yesNo(v))),
+    findings.map((f) => findingEl(f, CONDITION_SPEC)),
+  );
+}
+
+function findingEl(f, spec) {
+  const t = triState(f.met);
+  const missing = (Array.isArray(f.missing) ? f.missing : []).filter((m) => m != null && m !== "");
+  return h("div", { class: `finding ${TRI_CLASS[t]}`, "data-testid": "finding", "data-rule": f.rule || "", "data-value": t },
+    spec.title ? h("span", { class: "finding-title" }, spec.title) : null,
     f.clause ? h("span", { class: "clause", "data-testid": "clause" }, f.clause) : null,
-    h("span", { class: "finding-met" }, f.met === true ? "met" : f.met === false ? "not met" : "undetermined"),
-    f.reason ? h("p", { class: "reason" }, f.reason) : null);
+    h("span", { class: `finding-met tri tri-${t}`, "data-testid": "finding-met" }, outcomeWords(f.met, spec)),
+    f.reason ? h("p", { class: "reason" }, f.reason) : null,
+    missing.length ? needsEl(missing) : null,
+    factsEl(f.facts));
+}
+
+/** The facts the data lacks: what a reviewer has to go and find. */
+function needsEl(missing) {
+  return h("div", { class: "needs", "data-testid": "finding-needs" },
+    h("span", { class: "needs-label" }, "Needs:"),
+    h("ul", {}, missing.map((m) => h("li", {}, String(m)))));
+}
+
+function fmtFact(v) {
+  if (v == null) return "not known";
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
+  if (Array.isArray(v)) return v.length ? v.map(fmtFact).join(", ") : "none";
+  if (typeof v === "object") return JSON.stringify(v);
+  return String(v);
+}
+
+/** Folded so a long report stays scannable; printing unfolds every <details>. */
+function factsEl(facts) {
+  if (!facts || typeof facts !== "object" || Array.isArray(facts)) return null;
+  const keys = Object.keys(facts);
+  if (!keys.length) return null;
+  return h("details", { class: "finding-facts" }, h("summary", {}, "Facts used"),
+    h("dl", { class: "kv" }, keys.flatMap((k) => [h("dt", {}, k.replace(/_/g, " ")), h("dd", {}, fmtFact(facts[k]))])));
 }
 
 /** Problem / error box. */

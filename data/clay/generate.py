@@ -33,7 +33,7 @@ from pyproj.enums import WktVersion
 from shapely.geometry import LineString, Point, Polygon, mapping
 from shapely.geometry.polygon import orient
 import shapely
-from shapely.ops import nearest_points, unary_union
+from shapely.ops import unary_union
 
 OUT = os.path.dirname(os.path.abspath(__file__))
 SEED = 20261129
@@ -51,6 +51,9 @@ COND_B_ACRES = 5.0
 MAX_AT_ONCE = 5.0
 SEARCH_RADIUS_M = 1000.0
 COND_A_DOWNSTREAM_M = 1609.344
+# Optional site columns (written only when recorded for a site).
+OPTIONAL_COLUMNS = ["common_plan_acres", "new_structures", "maintains_original", "landing_or_haul_road",
+                    "repair_deemed_necessary", "plat_approved", "building_permit_approved"]
 CONSTRUCTION_POLLUTANTS = ["sediment", "silt", "siltation", "turbidity", "total suspended solids",
                            "tss", "phosphorus", "nutrient", "nitrogen"]
 
@@ -243,7 +246,7 @@ ROW = 33.0
 SITES = [
     dict(id="S01", name="Route 31 retail pad", status="active", road="State Route 31", hn=4610,
          applicant="Clay Retail Partners LLC (fictitious)", center=(-76.1790, 43.1660), rot=8,
-         lots=[(300, 420, "330"), (260, 420, "330")], nbr="commercial", approved_swppp=True,
+         lots=[(300, 420, "330"), (260, 420, "330")], nbr="commercial", approved_swppp="2026-03-20",
          phases=[("1", [[(40, 93), (470, 93), (470, 153), (640, 153), (640, 283), (470, 283),
                          (470, 433), (40, 433)]], "2026-04-15", "2026-10-31")]),
     dict(id="S02", name="Single-family home, Henry Clay Blvd", status="active", road="Henry Clay Blvd",
@@ -252,35 +255,36 @@ SITES = [
          phases=[("1", [[(60, 113), (290, 113), (290, 416), (60, 416)]], "2026-05-15", "2026-12-15")]),
     dict(id="S03", name="Caughdenoy Meadows subdivision (phased)", status="active", road="Caughdenoy Rd",
          hn=8850, applicant="Caughdenoy Meadows Development LLC (fictitious)", center=(-76.1560, 43.2050),
-         rot=80, lots=[(900, 700, "311")], nbr="rural", common_plan=True, approved_swppp=True,
+         rot=80, lots=[(900, 700, "311")], nbr="rural", common_plan=True, approved_swppp="SWPPP-2026-014",
          phases=[("1", [[(30, 63), (430, 63), (430, 390), (30, 390)]], "2026-04-01", "2026-08-31"),
                  ("2", [[(450, 63), (870, 63), (870, 250), (450, 250)]], "2026-08-15", "2026-12-31"),
                  ("3", [[(450, 273), (870, 273), (870, 533), (450, 533)]], "2027-01-01", "2027-06-30")]),
     dict(id="S04", name="Taft Road distribution center", status="active", road="Taft Rd", hn=5120,
          applicant="Northern Logistics Park LLC (fictitious)", center=(-76.1480, 43.1250), rot=-4,
-         lots=[(700, 800, "449"), (500, 800, "340")], nbr="commercial", approved_swppp=False,
+         lots=[(700, 800, "449"), (500, 800, "340")], nbr="commercial",
          phases=[("1", [[(40, 73), (540, 73), (540, 474), (40, 474)]], "2026-05-01", "2026-12-31"),
                  ("2", [[(600, 73), (1100, 73), (1100, 413), (600, 413)]], "2026-09-01", "2027-05-31")]),
     dict(id="S05", name="Soule Road residences", status="active", road="Soule Rd", hn=4302,
          applicant="Soule Road Residences LLC (fictitious)", center=(-76.2260, 43.1480), rot=15,
-         lots=[(700, 500, "311")], nbr="residential", approved_swppp=True,
+         lots=[(700, 500, "311")], nbr="residential", approved_swppp="2026-03-02",
          phases=[("1", [[(40, 73), (440, 73), (440, 353), (40, 353)]], "2026-04-01", "2026-09-30"),
                  ("2", [[(300, 133), (620, 133), (620, 453), (300, 453)]], "2026-08-01", "2027-03-31"),
                  ("2B", [[(200, 233), (500, 233), (500, 453), (200, 453)]], "2026-10-01", "2027-03-31")]),
     dict(id="S06", name="Buckley Road self-storage", status="active", road="Buckley Rd", hn=7900,
          applicant="Buckley Storage Partners LLC (fictitious)", center=(-76.1700, 43.1380), rot=88,
-         lots=[(400, 450, "330")], nbr="commercial", approved_swppp=True,
+         lots=[(400, 450, "330")], nbr="commercial", approved_swppp="SWPPP-2026-031",
          outfall=(-76.1586, 43.1278),
          phases=[("1", [[(40, 73), (360, 73), (360, 423), (40, 423)]], "2026-06-01", "2026-11-30")]),
     dict(id="S07", name="Farm barn and lane, Wetzel Rd", status="active", road="Wetzel Rd", hn=3975,
          applicant="Hollow Oak Farm (fictitious)", center=(-76.1450, 43.1620), rot=-20,
          lots=[(1300, 1100, "105")], nbr="rural", agricultural=True, exemptions="agriculture",
+         new_structures=True,  # a new barn: not "agricultural activity" (§230-20 D(6))
          phases=[("1", [[(500, 533), (620, 533), (620, 43), (680, 43), (680, 533), (800, 533),
                          (800, 833), (500, 833)]], "2026-04-15", "2026-10-31")]),
     dict(id="S08", name="Stonegate lot 7 (part of Stonegate subdivision)", status="active",
          road="Verplank Rd", hn=4217, applicant="Stonegate Builders Inc. (fictitious)",
          center=(-76.2380, 43.1860), rot=5, lots=[(150, 260, "311")], nbr="subdivision",
-         common_plan=True, approved_swppp=True,
+         common_plan=True, approved_swppp="2026-04-10",  # common_plan_acres deliberately not recorded
          phases=[("1", [[(15, 53), (135, 53), (135, 271), (15, 271)]], "2026-05-01", "2026-09-30")]),
     dict(id="S09", name="Henry Clay Blvd parking lot expansion", status="stabilized",
          road="Henry Clay Blvd", hn=3810, applicant="Liverpool Auto Care (fictitious)",
@@ -288,11 +292,31 @@ SITES = [
          phases=[("1", [[(20, 53), (160, 53), (160, 193), (20, 193)]], "2026-03-01", "2026-06-30")]),
     dict(id="S10", name="Moyers Corners retail (Oswego Rd)", status="active", road="Oswego Rd", hn=7655,
          applicant="Moyers Corners Commons LLC (fictitious)", center=(-76.2330, 43.1730), rot=-35,
-         lots=[(350, 400, "330")], nbr="commercial", approved_swppp=True,
+         lots=[(350, 400, "330")], nbr="commercial", approved_swppp="SWPPP-2026-047",
          phases=[("1", [[(30, 63), (320, 63), (320, 378), (30, 378)]], "2026-07-01", "2027-04-30")]),
     dict(id="S11", name="Oswego Rd townhouses (planned)", status="planned", road="Oswego Rd", hn=8520,
          applicant="Three Rivers Homes LLC (fictitious)", center=(-76.2560, 43.1830), rot=-40,
          lots=[(400, 600, "311"), (400, 600, "311")], nbr="residential", phases=[]),
+    # S12: storm sewer discharging INTO Onondaga Lake (northern end, W01, 0702-0003); the site itself
+    # is in southern Clay, about 1.8 km from the shore (the outfall pipe is illustrative).
+    dict(id="S12", name="Morgan Rd flex building (storm outfall to Onondaga Lake)", status="active",
+         road="Morgan Rd", hn=4180, applicant="Morgan Road Flex LLC (fictitious)",
+         center=(-76.2120, 43.1250), rot=30, lots=[(420, 380, "449")], nbr="commercial",
+         outfall=(-76.2200, 43.1050),
+         phases=[("1", [[(30, 63), (390, 63), (390, 373), (30, 373)]], "2026-06-15", "2026-11-30")]),
+    # S13: just east of the town line (Town of Cicero): Clay's local law does not apply.
+    dict(id="S13", name="Brewerton Rd car wash (Town of Cicero, outside Clay)", status="active",
+         road="Brewerton Rd", hn=6020, applicant="North Star Car Wash LLC (fictitious)",
+         center=(-76.1264, 43.1500), rot=0, lots=[(330, 380, "330")], nbr="commercial",
+         phases=[("1", [[(20, 53), (310, 53), (310, 393), (20, 393)]], "2026-05-01", "2026-09-30")]),
+    # S14: routine-maintenance exemption claimed, but whether the work keeps the original line and
+    # grade / hydraulic capacity / purpose (maintains_original) is not recorded.
+    dict(id="S14", name="Drainage ditch regrading, Gaskin Rd business park", status="active",
+         road="Gaskin Rd", hn=3650, applicant="Gaskin Road Business Park owners' association (fictitious)",
+         center=(-76.1920, 43.1380), rot=0, lots=[(850, 200, "449")], nbr="rural",
+         exemptions="routine maintenance",
+         phases=[("1", [[(15, 148), (755, 148), (755, 48), (835, 48), (835, 228), (15, 228)]],
+                  "2026-07-15", "2026-09-15")]),
 ]
 
 NBR = {  # neighbour lot (width range, depth range, classes)
@@ -524,22 +548,30 @@ def main():
 
     # ---- sites and disturbance
     site_feats, dist_feats, results = [], [], []
-    flow_utm = [(r, to_utm(LineString(r["coords"]))) for r in reaches]
-    wb_utm = [(w_, n, p, to_utm(g)) for w_, n, p, g in wbs]
-    by_start = {r["coords"][0]: r for r in reaches}
-    tmdl_poly = tmdl
+    ctx = dict(
+        reaches=reaches, rid={r["reach_id"]: r for r in reaches},
+        flow_utm=[(r, to_utm(LineString(r["coords"]))) for r in reaches],
+        wbs=[dict(id=w_, name=n, pwl=p, ll=g, utm=to_utm(g)) for w_, n, p, g in wbs],
+        by_start={r["coords"][0]: r for r in reaches}, impaired=impaired, tmdl=tmdl, town=town)
     for site in SITES:
         sp = [p for p in parcels if p["site"] == site["id"]]
         site_ll = round_poly(unary_union([p["ll"] for p in sp]).buffer(0))
         parcels_ll = unary_union([p["ll"] for p in sp])
         outfall = site.get("outfall")
-        site_feats.append(poly_feature({
+        props = {
             "site_id": site["id"], "name": site["name"], "status": site["status"],
             "address": f"{site['hn']} {site['road']}", "applicant": site["applicant"],
             "single_family": site.get("single_family", False), "agricultural": site.get("agricultural", False),
-            "common_plan": site.get("common_plan", False), "approved_swppp": site.get("approved_swppp", False),
-            "exemptions": site.get("exemptions", ""), "parcel_ids": ";".join(p["id"] for p in sp),
-            "outfall": f"{outfall[0]},{outfall[1]}" if outfall else ""}, site_ll))
+            "common_plan": site.get("common_plan", False)}
+        # approved_swppp is TEXT (an approval date or reference); omitted when there is none.
+        if site.get("approved_swppp"):
+            props["approved_swppp"] = site["approved_swppp"]
+        props.update({"exemptions": site.get("exemptions", ""), "parcel_ids": ";".join(p["id"] for p in sp),
+                      "outfall": f"{outfall[0]},{outfall[1]}" if outfall else ""})
+        for k in OPTIONAL_COLUMNS:  # omitted when not recorded
+            if k in site:
+                props[k] = site[k]
+        site_feats.append(poly_feature(props, site_ll))
         f = local_to_2261(site)
         phases = []
         for k, (ph, rings, start, end) in enumerate(site["phases"]):
@@ -550,8 +582,8 @@ def main():
             dist_feats.append(poly_feature({"dist_id": did, "site_id": site["id"], "phase": ph,
                                             "start": start, "end": end}, g))
             phases.append((ph, g, date.fromisoformat(start), date.fromisoformat(end)))
-        results.append(evaluate(site, site_ll, parcels_ll, phases, flow_utm, wb_utm, by_start, impaired,
-                                tmdl_poly, reaches))
+        results.append(evaluate(site, site_ll, parcels_ll, phases, ctx))
+        check_site_placement(site, site_ll, results[-1], ctx)
     write_json("sites.geojson", fc(site_feats))
     write_json("disturbance.geojson", fc(dist_feats))
     write_manifest()
@@ -575,17 +607,89 @@ def display_name(r, reaches_by_start):
 
 
 def causes_construction(causes):
-    low = " ".join(c.lower() for c in causes)
-    return [c for c in causes if any(w in c.lower() for w in CONSTRUCTION_POLLUTANTS)], low
+    return [c for c in causes if any(w in c.lower() for w in CONSTRUCTION_POLLUTANTS)]
 
 
-def evaluate(site, site_ll, parcels_ll, phases, flow_utm, wb_utm, by_start, impaired, tmdl_poly, reaches):
+# Tri-state values: True = yes, False = no, None = null (Kleene logic).
+def and3(a, b):
+    if a is False or b is False:
+        return False
+    if a is None or b is None:
+        return None
+    return True
+
+
+def or3(a, b):
+    if a is True or b is True:
+        return True
+    if a is None or b is None:
+        return None
+    return False
+
+
+def yn(b):
+    return "yes" if b else "no"
+
+
+def tri(v):
+    return "null" if v is None else ("yes" if v else "no")
+
+
+def wb_display(w):
+    return w["name"] if w["name"].strip() else "unnamed waterbody"
+
+
+def midpoint(r):
+    return LineString(r["coords"]).interpolate(0.5, normalized=True)
+
+
+def reach_listing(r, ctx):
+    """[(pwl_id, causes)]: the reach's own PWL ID, plus the listing of a waterbody that contains the
+    reach's midpoint when the reach's PWL ID is empty or the same as the waterbody's."""
+    imp = ctx["impaired"]
+    out = []
+    if r["pwl_id"] in imp:
+        out.append((r["pwl_id"], imp[r["pwl_id"]]))
+    mid = midpoint(r)
+    for w in ctx["wbs"]:
+        if (w["pwl"] and w["pwl"] in imp and r["pwl_id"] in ("", w["pwl"]) and w["ll"].contains(mid)
+                and w["pwl"] not in [p for p, _ in out]):
+            out.append((w["pwl"], imp[w["pwl"]]))
+    return out
+
+
+def wb_listing(w, ctx):
+    return [(w["pwl"], ctx["impaired"][w["pwl"]])] if w["pwl"] in ctx["impaired"] else []
+
+
+def lake_reach(w, from_utm, ctx):
+    """The flowline reach whose midpoint lies inside waterbody w, nearest from_utm (UTM metres)."""
+    geoms = {r["reach_id"]: g for r, g in ctx["flow_utm"]}
+    inside = [r for r in ctx["reaches"] if w["ll"].contains(midpoint(r))]
+    if not inside:
+        return None, None
+    d, rid = min((from_utm.distance(geoms[r["reach_id"]]), r["reach_id"]) for r in inside)
+    return ctx["rid"][rid], d
+
+
+def nearest_water(geom_utm, ctx):
+    """(distance m, kind, id) of the nearest flowline or waterbody. Exact ties: flowline first, then id."""
+    c = [(geom_utm.distance(g), 0, r["reach_id"]) for r, g in ctx["flow_utm"]]
+    c += [(geom_utm.distance(w["utm"]), 1, w["id"]) for w in ctx["wbs"]]
+    d, kind, wid = min(c)
+    return d, ("flowline" if kind == 0 else "waterbody"), wid
+
+
+def evaluate(site, site_ll, parcels_ll, phases, ctx):
     res = {"id": site["id"], "name": site["name"], "site": site}
+    reaches, rid, by_start = ctx["reaches"], ctx["rid"], ctx["by_start"]
+    wb_by_id = {w["id"]: w for w in ctx["wbs"]}
+    geoms = {r["reach_id"]: g for r, g in ctx["flow_utm"]}
     if phases:
-        union = unary_union([g for _, g, _, _ in phases])
-        res["total"] = geod_acres(union)
+        footprint = unary_union([g for _, g, _, _ in phases])
+        res["total"] = geod_acres(footprint)
         res["sum_phases"] = sum(geod_acres(g) for _, g, _, _ in phases)
-        res["outside"] = geod_acres(union.difference(parcels_ll))
+        res["outside"] = geod_acres(footprint.difference(parcels_ll))
         best, best_d = -1.0, None
         for d in sorted({s for _, _, s, _ in phases} | {e for _, _, _, e in phases}):
             act = [g for _, g, s, e in phases if s <= d <= e]
@@ -595,102 +699,255 @@ def evaluate(site, site_ll, parcels_ll, phases, flow_utm, wb_utm, by_start, impa
         res["peak"], res["peak_date"] = best, best_d.isoformat()
         res["phase_acres"] = [(ph, geod_acres(g), s.isoformat(), e.isoformat()) for ph, g, s, e in phases]
     else:
+        footprint = site_ll  # no disturbance records: the site polygon locates the site
         res.update(total=0.0, sum_phases=0.0, outside=0.0, peak=0.0, peak_date="", phase_acres=[])
-    # receiving water
-    su = to_utm(site_ll)
-    dists = sorted((su.distance(g), r["reach_id"]) for r, g in flow_utm)
-    res["nearest_flow_m"] = dists[0][0]
-    res["nearest_wb_m"] = min(su.distance(g) for *_, g in wb_utm)
-    rid = {r["reach_id"]: r for r in reaches}
-    if site.get("outfall"):
-        pu = to_utm(Point(site["outfall"]))
-        od = sorted((pu.distance(g), r["reach_id"]) for r, g in flow_utm)
-        entry, res["entry_rule"], res["outfall_snap_m"] = rid[od[0][1]], "outfall_point", od[0][0]
-        res["entry_id"] = entry["reach_id"]
-        from_pt = pu
-        res["nearest_name"] = display_name(rid[dists[0][1]], by_start)
-    elif dists[0][0] <= SEARCH_RADIUS_M:
-        entry, res["entry_rule"] = rid[dists[0][1]], "nearest"
-        res["entry_id"] = entry["reach_id"]
-        from_pt = su.centroid
-        res["nearest_name"] = display_name(entry, by_start)
+    fu = to_utm(footprint)
+
+    # ---- jurisdiction
+    res["jurisdiction"] = footprint.intersects(ctx["town"])
+    res["outside_town_m"] = 0.0 if res["jurisdiction"] else fu.distance(to_utm(ctx["town"]))
+
+    # ---- nearest waters to the footprint (for information)
+    res["nearest_flow_m"], res["nearest_flow_id"] = min((fu.distance(g), r["reach_id"]) for r, g in ctx["flow_utm"])
+    res["nearest_wb_m"], res["nearest_wb_id"] = min((fu.distance(w["utm"]), w["id"]) for w in ctx["wbs"])
+
+    # ---- entry: where the runoff enters the network
+    outfall = site.get("outfall")
+    entry_reach, entry_wb, entry_pt, entry_d, lake_d = None, None, None, None, None
+    if outfall:
+        pu = to_utm(Point(outfall))
+        entry_d, kind, wid = nearest_water(pu, ctx)
+        res["entry_rule"], entry_pt = "outfall_point", pu
+        if kind == "flowline":
+            entry_reach = rid[wid]
+        else:
+            entry_wb = wb_by_id[wid]
+            entry_reach, lake_d = lake_reach(entry_wb, pu, ctx)
+        res["outfall_in_tmdl"] = ctx["tmdl"].contains(Point(outfall))
     else:
-        entry, res["entry_rule"] = None, "none"
-        res["nearest_name"] = display_name(rid[dists[0][1]], by_start)
-    res["names"], res["first_impaired"], res["a303"] = [], None, None
-    if entry is not None:
-        geoms = {r["reach_id"]: g for r, g in flow_utm}
-        g0 = geoms[entry["reach_id"]]
-        dist = g0.length - g0.project(nearest_points(from_pt, g0)[1])  # along-network distance to the end of the entry reach
-        cur, run, names = entry, 0.0, []
+        d, kind, wid = nearest_water(fu, ctx)
+        res["outfall_in_tmdl"] = False
+        if d <= SEARCH_RADIUS_M:
+            res["entry_rule"], entry_pt, entry_d = "nearest", fu.centroid, d
+            if kind == "flowline":
+                entry_reach = rid[wid]
+            else:
+                entry_wb = wb_by_id[wid]
+                entry_reach, lake_d = lake_reach(entry_wb, fu, ctx)
+        else:
+            res["entry_rule"] = "none"
+    res["entry_reach"], res["entry_wb"], res["entry_d"], res["lake_d"] = entry_reach, entry_wb, entry_d, lake_d
+    known = res["entry_rule"] != "none"
+
+    # ---- trace downstream: (reach, distance_m from the entry point to the reach's upstream start)
+    path = []
+    if entry_reach is not None:
+        g0 = geoms[entry_reach["reach_id"]]
+        along_end = g0.length - g0.project(entry_pt)
+        cur, run = entry_reach, 0.0
         while cur is not None:
-            nm = display_name(cur, by_start)
-            if not names or names[-1] != nm:
-                names.append(nm)
-            start_d = 0.0 if cur is entry else run
-            if cur["pwl_id"] in impaired and res["first_impaired"] is None:
-                res["first_impaired"] = (nm, cur["pwl_id"], impaired[cur["pwl_id"]], start_d, cur["reach_id"])
-            if cur["pwl_id"] in impaired and start_d <= COND_A_DOWNSTREAM_M and res["a303"] is None:
-                cc, _ = causes_construction(impaired[cur["pwl_id"]])
-                if cc:
-                    res["a303"] = (nm, cur["pwl_id"], cc, start_d)
-            run = dist if cur is entry else run + geoms[cur["reach_id"]].length
+            path.append((cur, 0.0 if cur is entry_reach else run))
+            run = along_end if cur is entry_reach else run + geoms[cur["reach_id"]].length
             cur = by_start.get(cur["coords"][-1])
-        res["names"] = names
-    res["in_tmdl"] = site_ll.intersects(tmdl_poly)
-    res["lda"] = res["total"] >= LDA_ACRES or (site.get("common_plan", False) and res["total"] > 0)
-    res["B"] = res["lda"] and res["total"] >= COND_B_ACRES
+    res["path"] = path
+    names = [wb_display(entry_wb)] if entry_wb is not None else []
+    for r, _ in path:
+        nm = display_name(r, by_start)
+        if not names or names[-1] != nm:
+            names.append(nm)
+    res["names"] = names
+
+    # ---- first impaired downstream (entry waterbody first, then the path)
+    res["first_impaired"] = None
+    if entry_wb is not None and wb_listing(entry_wb, ctx):
+        res["first_impaired"] = (wb_display(entry_wb), entry_reach["reach_id"] if entry_reach else entry_wb["id"],
+                                 wb_listing(entry_wb, ctx), 0.0)
+    if res["first_impaired"] is None:
+        for r, d in path:
+            lst = reach_listing(r, ctx)
+            if lst:
+                res["first_impaired"] = (display_name(r, by_start), r["reach_id"], lst, d)
+                break
+
+    # ---- Condition A water test: waters in scope = the first receiving water + path reaches <= 1 mile
+    scope = []  # (label, listing, line-or-polygon geometry in lon/lat)
+    if entry_wb is not None:
+        scope.append((f"{wb_display(entry_wb)} {entry_wb['id']}", wb_listing(entry_wb, ctx), entry_wb["ll"], 0.0, "wb"))
+    for r, d in path:
+        if d <= COND_A_DOWNSTREAM_M:
+            scope.append((f"{display_name(r, by_start)} {r['reach_id']}", reach_listing(r, ctx),
+                          LineString(r["coords"]), d, "reach"))
+    res["a303"] = None
+    for label, lst, _, d, _ in scope:
+        for pwl, causes in lst:
+            cc = causes_construction(causes)
+            if cc and res["a303"] is None:
+                res["a303"] = (label, pwl, cc, d)
+    res["p303"] = True if res["a303"] else (False if known else None)
+    res["tmdl_hit"] = None
+    if res["outfall_in_tmdl"]:
+        res["tmdl_hit"] = "at the outfall point, which lies inside the watershed"
+    else:
+        for label, _, g, d, kind in scope:
+            if g.intersects(ctx["tmdl"]):
+                res["tmdl_hit"] = (f"in {label} (the first receiving water), which lies in the watershed" if kind == "wb"
+                                   else f"via {label} at {d:.0f} m, which runs in the watershed")
+                break
+    res["ptmdl"] = True if res["tmdl_hit"] else (False if known else None)
+    res["water"] = or3(res["p303"], res["ptmdl"])
+
+    # ---- rules
+    cp = site.get("common_plan", False)
+    res["lda"] = None if not phases else (res["total"] >= LDA_ACRES or (cp and res["total"] > 0))
+    res["acres_bc"] = site["common_plan_acres"] if cp and site.get("common_plan_acres") is not None else res["total"]
+    res["B"] = and3(res["lda"], res["acres_bc"] >= COND_B_ACRES)
     excluded = site.get("single_family", False) or site.get("agricultural", False)
-    res["C"] = res["lda"] and LDA_ACRES <= res["total"] < COND_B_ACRES and not excluded
-    res["peak_gt5"] = res["peak"] > MAX_AT_ONCE
-    res["limit_exceeded"] = res["peak_gt5"] and not site.get("approved_swppp", False)
-    res["A_water"] = bool(res["a303"]) or res["in_tmdl"]
+    res["C"] = and3(res["lda"], LDA_ACRES <= res["acres_bc"] < COND_B_ACRES and not excluded)
+    res["exemption"], res["exemption_why"] = exemption(site, res["total"])
+    res["swppp_required"] = and3(res["jurisdiction"], and3(res["lda"], res["exemption"] is not True))
+    approved = bool(str(site.get("approved_swppp", "") or "").strip())
+    res["limit"] = False if res["peak"] <= MAX_AT_ONCE else and3(res["swppp_required"], not approved)
+    res["A"] = and3(res["lda"], res["water"])
+    res["full"] = and3(res["swppp_required"], or3(res["A"], or3(res["B"], res["C"])))
+    res["preparer"] = and3(res["swppp_required"], res["A"])
+    res["inspections"] = res["full"]
     return res
 
 
-def yn(b):
-    return "yes" if b else "no"
+def check_site_placement(site, site_ll, res, ctx):
+    """The geometric facts the README promises for the new test sites."""
+    town = ctx["town"]
+    if site["id"] == "S12":
+        lake_n = {w["id"]: w for w in ctx["wbs"]}["W01"]["ll"]
+        assert lake_n.contains(Point(site["outfall"])), "S12 outfall must lie inside Onondaga Lake (W01)"
+        assert town.contains(site_ll), "S12 must lie inside the town"
+        assert res["entry_wb"] is not None and res["entry_wb"]["id"] == "W01" and res["entry_d"] == 0.0
+    elif site["id"] == "S13":
+        assert not town.intersects(site_ll), "S13 must lie outside the town"
+        assert 100.0 <= to_utm(site_ll).distance(to_utm(town)) <= 400.0
+        assert min(res["nearest_flow_m"], res["nearest_wb_m"]) <= SEARCH_RADIUS_M
+    elif site["id"] == "S14":
+        assert town.contains(site_ll) and "maintains_original" not in site
+
+
+def exemption(site, total):
+    """§230-20 D(5) claim in `exemptions` -> (tri-state, why). Only codes (a) and (c) are used here."""
+    claim = (site.get("exemptions") or "").strip()
+    if not claim:
+        return False, ""
+    low = claim.lower()
+    if "agricultur" in low or "farm" in low:
+        ag, ns = site.get("agricultural", False), site.get("new_structures")
+        v = and3(ag, None if ns is None else not ns)
+        if not ag:
+            why = "D(5)(a): the site is not recorded as agricultural"
+        elif ns is None:
+            why = "D(5)(a): new_structures not recorded; agricultural activity excludes the construction of new structures"
+        elif ns:
+            why = ("D(5)(a) does not apply: new_structures = true, and the construction of new structures is excluded "
+                   "from 'agricultural activity' (D(6))")
+        else:
+            why = "D(5)(a): activity of an active farm, no new structures"
+        return v, f"{claim}: {why}"
+    if "maintenance" in low:
+        mo = site.get("maintains_original")
+        v = and3(total < 5.0, mo)
+        if total >= 5.0:
+            why = f"D(5)(c) needs less than 5 ac disturbed ({total:.3f} ac)"
+        elif mo is None:
+            why = ("D(5)(c): maintains_original not recorded; the work must maintain the original line and grade, "
+                   "hydraulic capacity or original purpose of the facility")
+        elif not mo:
+            why = "D(5)(c) does not apply: the work does not maintain the original line and grade, capacity or purpose"
+        else:
+            why = "D(5)(c): under 5 ac and maintains the original line and grade, capacity or purpose"
+        return v, f"{claim}: {why}"
+    return None, f"{claim}: not matched to a D(5) exemption"
+
+
+def listing_text(lst):
+    return "; ".join(f"{pwl}: {', '.join(c)}" for pwl, c in lst)
+
+
+def cond_a_cell(r):
+    s = r["site"]
+    fi = r["first_impaired"]
+    yes_parts, no_parts = [], []
+    if r["p303"]:
+        lbl, pwl, cc, d = r["a303"]
+        yes_parts.append(f"303(d): {lbl} ({pwl}) listed for {', '.join(cc)} at {d:.0f} m")
+    elif r["p303"] is False:
+        extra = ""
+        if fi:
+            cc = causes_construction([c for _, cs in fi[2] for c in cs])
+            extra = (f" (first listed water: {fi[0]} {fi[1]}, {listing_text(fi[2])}, at {fi[3]:.0f} m; "
+                     + ("construction-related but beyond 1609 m" if cc else "not construction-related") + ")")
+        no_parts.append(f"303(d): no construction-related cause in the first receiving water or within 1609 m downstream{extra}")
+    if r["ptmdl"]:
+        yes_parts.append(f"TMDL: Onondaga Lake phosphorus TMDL (stormwater a listed source); the discharge enters it {r['tmdl_hit']}")
+    elif r["ptmdl"] is False:
+        no_parts.append("TMDL: no outfall, first receiving water or reach within 1609 m downstream in the TMDL watershed")
+    unknown = (f"receiving water unknown: no flowline or waterbody within {SEARCH_RADIUS_M:.0f} m of the disturbance "
+               f"(nearest flowline {r['nearest_flow_m']:.0f} m, nearest waterbody {r['nearest_wb_m']:.0f} m)")
+    water = ("yes (" + "; ".join(yes_parts) + ")" if r["water"] else
+             "no (" + "; ".join(no_parts) + ")" if r["water"] is False else "null (" + unknown + ")")
+    if r["A"] is True:
+        return "yes: " + "; ".join(yes_parts)
+    if r["lda"] is False:
+        cp = "part of a common plan" if s.get("common_plan") else "not part of a larger common plan"
+        return f"no: not a land development activity ({r['total']:.3f} ac, {cp}); water test {water}"
+    if r["A"] is False:  # LDA yes or null, water test no
+        return "no: " + "; ".join(no_parts)
+    if r["water"] is None:
+        return "null: " + unknown
+    return f"null: no disturbance records, so whether this is a land development activity is unknown; water test {water}"
+
+
+def entry_cell(r):
+    rule, er, ew = r["entry_rule"], r["entry_reach"], r["entry_wb"]
+    if rule == "none":
+        return "none"
+    rid_s = er["reach_id"] if er else "-"
+    near = (f"nearest water to the disturbance: flowline {r['nearest_flow_id']} {r['nearest_flow_m']:.0f} m, "
+            f"waterbody {r['nearest_wb_id']} {r['nearest_wb_m']:.0f} m")
+    if ew is None:
+        if rule == "outfall_point":
+            return f"{rule} {rid_s} (outfall {r['entry_d']:.0f} m from the reach; {near})"
+        return f"{rule} {rid_s} ({r['entry_d']:.0f} m)"
+    where = (f"outfall inside {wb_display(ew)} {ew['id']}" if rule == "outfall_point" and r["entry_d"] == 0
+             else f"{wb_display(ew)} {ew['id']} at {r['entry_d']:.0f} m")
+    lake = (f"entry reach = nearest reach with its midpoint in {ew['id']}, {r['lake_d']:.0f} m" if er
+            else f"no reach has its midpoint in {ew['id']}")
+    return f"{rule} {rid_s} ({where}; {lake}" + (f"; {near})" if rule == "outfall_point" else ")")
+
+
+def fmt_opt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)
 
 
 def write_expected(results, reaches, parcels):
     L = []
-    L.append("| site | total ac (union) | sum of phases ac | peak ac | peak date | outside parcels ac "
-             "| LDA | B | C | peak > 5 | 5-ac limit exceeded | entry | receiving waters (downstream) "
-             "| first impaired downstream | Condition A expected |")
-    L.append("|" + "---|" * 15)
+    L.append("| site | total ac (union) | sum of phases ac | peak ac | peak date | outside parcels ac | jurisdiction "
+             "| exemption | LDA | B | C | five-acre limit | entry | receiving waters (downstream) "
+             "| first impaired downstream | Condition A | SWPPP required | full SWPPP | preparer | inspections |")
+    L.append("|" + "---|" * 20)
     for r in results:
         s = r["site"]
         fi = r["first_impaired"]
-        fi_s = (f"{fi[0]} {fi[4]} ({fi[1]}: {', '.join(fi[2])}; {fi[3]:.0f} m)" if fi else "none")
-        why = []
-        if r["a303"]:
-            why.append(f"303(d): {r['a303'][0]} ({r['a303'][1]}) {', '.join(r['a303'][2])} at {r['a303'][3]:.0f} m")
-        if r["in_tmdl"]:
-            why.append("site lies in the Onondaga Lake phosphorus TMDL watershed (stormwater a listed source)")
-        if not why:
-            if r["entry_rule"] == "none":
-                why.append(f"no flowline within {SEARCH_RADIUS_M:.0f} m (nearest {r['nearest_flow_m']:.0f} m)")
-            else:
-                why.append("no verified construction-related listing downstream; outside the TMDL watershed")
-        a = yn(r["A_water"])
-        if r["entry_rule"] == "none" and not r["in_tmdl"]:
-            # Where the runoff goes is unknown, so Condition A cannot be decided either way.
-            a = "undetermined"
-        if not r["lda"]:
-            a += " (water test only; site is not a land development activity)"
-        elif s.get("exemptions"):
-            a += f" (exemption claimed: {s['exemptions']})"
-        entry = r["entry_rule"]
-        if entry != "none":
-            entry += " " + r["entry_id"]
-        if r["entry_rule"] == "outfall_point":
-            entry += f" (nearest water would be {r['nearest_name']}, {r['nearest_flow_m']:.0f} m)"
-        elif r["entry_rule"] == "nearest":
-            entry += f" ({r['nearest_flow_m']:.0f} m)"
-        L.append(f"| {r['id']} {s['name']} | {r['total']:.3f} | {r['sum_phases']:.3f} | {r['peak']:.3f} | "
-                 f"{r['peak_date'] or '-'} | {r['outside']:.3f} | {yn(r['lda'])} | {yn(r['B'])} | {yn(r['C'])} | "
-                 f"{yn(r['peak_gt5'])} | {yn(r['limit_exceeded'])} | {entry} | "
-                 f"{' -> '.join(r['names']) or '-'} | {fi_s} | {a}: {'; '.join(why)} |")
+        fi_s = f"{fi[0]} {fi[1]} ({listing_text(fi[2])}; {fi[3]:.0f} m)" if fi else "none"
+        jur = "yes" if r["jurisdiction"] else f"no ({r['outside_town_m']:.0f} m outside the Town of Clay boundary)"
+        ex = tri(r["exemption"]) + (f" ({r['exemption_why']})" if r["exemption_why"] else "")
+        cells = [f"{r['id']} {s['name']}", f"{r['total']:.3f}", f"{r['sum_phases']:.3f}", f"{r['peak']:.3f}",
+                 r["peak_date"] or "-", f"{r['outside']:.3f}", jur, ex, tri(r["lda"]), tri(r["B"]), tri(r["C"]),
+                 tri(r["limit"]), entry_cell(r), " -> ".join(r["names"]) or "-", fi_s, cond_a_cell(r),
+                 tri(r["swppp_required"]), tri(r["full"]), tri(r["preparer"]), tri(r["inspections"])]
+        for c in cells:
+            assert "|" not in c, c
+        L.append("| " + " | ".join(cells) + " |")
     L.append("")
     L.append("Phases (geodesic acres of each phase polygon, dates inclusive):")
     L.append("")
@@ -700,18 +957,22 @@ def write_expected(results, reaches, parcels):
         else:
             L.append(f"- {r['id']}: no disturbance records")
     L.append("")
-    L.append("Site flags and parcels:")
+    L.append("Site flags and parcels (`-` = not recorded; distances from the disturbance footprint, or the site "
+             "polygon when there is no disturbance):")
     L.append("")
     pc = {p["id"]: p["cls"] for p in parcels}
     for r in results:
         s = r["site"]
         ids = [p["id"] for p in parcels if p["site"] == s["id"]]
+        opt = " ".join(f"{k}={fmt_opt(s.get(k))}" for k in OPTIONAL_COLUMNS)
         L.append(f"- {r['id']} status={s['status']} single_family={yn(s.get('single_family', False))} "
                  f"agricultural={yn(s.get('agricultural', False))} common_plan={yn(s.get('common_plan', False))} "
-                 f"approved_swppp={yn(s.get('approved_swppp', False))} exemptions='{s.get('exemptions', '')}' "
+                 f"approved_swppp='{s.get('approved_swppp', '')}' exemptions='{s.get('exemptions', '')}' {opt} "
                  f"parcels={', '.join(f'{i} ({pc[i]})' for i in ids)}"
-                 + (f" outfall={s['outfall'][0]},{s['outfall'][1]} (snaps {r['outfall_snap_m']:.0f} m)" if s.get("outfall") else "")
-                 + f" nearest flowline {r['nearest_flow_m']:.0f} m, nearest waterbody {r['nearest_wb_m']:.0f} m")
+                 + (f" outfall={s['outfall'][0]},{s['outfall'][1]}" if s.get("outfall") else "")
+                 + f" nearest flowline {r['nearest_flow_id']} {r['nearest_flow_m']:.0f} m, nearest waterbody "
+                 f"{r['nearest_wb_id']} {r['nearest_wb_m']:.0f} m; "
+                 + ("inside the town" if r["jurisdiction"] else f"{r['outside_town_m']:.0f} m outside the town"))
     readme = os.path.join(OUT, "README.md")
     if os.path.exists(readme):  # keep the table in README.md in step with the generator
         text = open(readme, encoding="utf-8").read()
@@ -722,18 +983,41 @@ def write_expected(results, reaches, parcels):
                 fh.write(text)
     with open(os.path.join(OUT, "expected_results.md"), "w", encoding="utf-8") as fh:
         fh.write("# Expected results per site (written by generate.py; do not edit by hand)\n\n")
-        fh.write("Acres are geodesic (WGS84 ellipsoid, pyproj.Geod) on the union of the phase polygons as "
-                 "written (overlaps counted once). Peak = max over dates of the union of the phases whose "
-                 "[start, end] includes that date (end inclusive); the earliest such date is given. "
-                 "Outside parcels = union minus the site's own parcels (parcel_ids). "
-                 "Distances along the network are measured from the entry point (site centroid or outfall "
-                 "projected on the entry reach) to the upstream end of the listed reach (0 = entry reach "
-                 "itself listed). Conditions per the Clay defaults: LDA = total >= 1 ac, or any disturbance "
-                 "on a site that is part of a larger common plan; B = total >= 5 ac; C = 1 <= total < 5 ac and "
-                 "not single-family / agricultural; 5-ac limit exceeded = peak > 5 ac and no approved SWPPP. "
-                 "Condition A water test = a listed water with a construction-related cause within 1.609 km "
-                 "downstream, or the site polygon intersects the TMDL watershed.\n\n")
+        fh.write(EXPLANATION + "\n\n")
         fh.write("\n".join(L) + "\n")
+
+
+EXPLANATION = """\
+Computed independently by generate.py with shapely and pyproj (illustrative data). Tri-state cells are yes / no /
+null (null = a needed fact is not recorded), combined with Kleene logic: and3 is no if either side is no, else null if
+either is null, else yes; or3 is yes if either is yes, else null if either is null, else no.
+Footprint = the union of the site's disturbance polygons (the site polygon when it has none). Acres are geodesic
+(WGS84 ellipsoid, pyproj.Geod) on that union, so overlaps count once; peak = the largest union of the phases whose
+[start, end] (end inclusive) covers a date, with the earliest such date; outside parcels = union minus the site's own
+parcels. Jurisdiction = the footprint intersects the Town of Clay polygon. LDA = total >= 1 ac, or common_plan and
+total > 0 (null when there are no disturbance records). Exemption (§230-20 D(5)): no claim = no; "agricultur"/"farm"
+= (a): yes only if agricultural and new_structures recorded false, no if new_structures is true, null if not recorded;
+"maintenance" = (c): yes only if total < 5 ac and maintains_original recorded true, no if recorded false or total
+>= 5 ac, null if not recorded. Acres for B and C = common_plan_acres when common_plan and it is recorded, else total.
+B = and3(LDA, acres >= 5); C = and3(LDA, 1 <= acres < 5 and neither single-family nor agricultural). SWPPP required =
+and3(jurisdiction, and3(LDA, exemption is not yes)) (a null exemption counts as not exempt). Five-acre limit = no when
+peak <= 5 ac, else and3(SWPPP required, no recorded approval in approved_swppp).
+Entry: candidates are flowlines and waterbodies, distances in UTM 18N (EPSG:32618). With an outfall point the nearest
+water to that point is the first receiving water (a point inside a waterbody is at 0 m); otherwise the nearest water
+to the footprint within 1000 m (rule "none" if there is none). When the first receiving water is a waterbody, the
+entry reach is the flowline reach nearest the outfall point (or footprint) among those whose midpoint lies inside
+that waterbody ("-" if none). Entry point = the outfall point, else the footprint centroid, projected onto the entry
+reach; the path follows each reach's last vertex to the next reach's first vertex, and distance = along-path metres
+from the entry point to the upstream start of a reach (0 = the entry reach). A reach's listing = its own pwl_id in
+the 303(d) table, plus the listing of a waterbody that contains the reach's midpoint when the reach's pwl_id is empty
+or the same. Condition A scope = the first receiving water plus every path reach within 1609.344 m. 303(d) prong =
+yes when a water in scope has a construction-related cause (rules construction_pollutants), no when the entry is
+known, null when it is not. TMDL prong = yes when the outfall point lies in the TMDL polygon or a reach in scope or
+the entry waterbody intersects it (the site footprint does not decide it); no / null as for the 303(d) prong.
+Condition A = and3(LDA, or3(303(d) prong, TMDL prong)). Full SWPPP = and3(SWPPP required, or3(A, or3(B, C)));
+preparer (landscape architect / engineer, §230-20 D(7)(b)[3]) = and3(SWPPP required, A); inspections = full SWPPP.
+First impaired downstream = the entry waterbody if listed (shown with the entry reach id), else the first reach on
+the path with a listing, with its distance."""
 
 
 def write_manifest():

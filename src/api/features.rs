@@ -148,14 +148,12 @@ pub(super) fn served_properties(st: &AppState, layer: &Layer, index: usize) -> M
                 .iter()
                 .position(|l| std::ptr::eq(l, layer))
             {
-                if let Some(h) = &st.catalog.hydro {
-                    let hits = h.impairments_of_feature(li, index);
-                    props.insert("impaired".into(), Value::Bool(!hits.is_empty()));
-                    props.insert(
-                        "causes".into(),
-                        Value::String(crate::waters::all_causes_text(&hits)),
-                    );
-                }
+                let hits = st.catalog.impairments_of_feature(li, index);
+                props.insert("impaired".into(), Value::Bool(!hits.is_empty()));
+                props.insert(
+                    "causes".into(),
+                    Value::String(crate::waters::all_causes_text(&hits)),
+                );
             }
             props.insert(
                 "display_name".into(),

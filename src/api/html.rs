@@ -19,7 +19,7 @@ fn yes_no(b: Option<bool>) -> &'static str {
     match b {
         Some(true) => "Yes",
         Some(false) => "No",
-        None => "Undetermined",
+        None => "Needs data",
     }
 }
 
@@ -214,8 +214,31 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
     if !r.downstream.is_empty() {
         write!(h, "<p>Downstream: {}</p>", esc(&trace_path(&r.downstream))).ok();
     }
-    write!(h, "<h2>Conditions</h2><table><tr><th>Land development activity</th><td>{}</td></tr><tr><th>Condition A (impaired water / TMDL)</th><td class=\"{}\">{}</td></tr><tr><th>Condition B (≥ 5 ac)</th><td>{}</td></tr><tr><th>Condition C (1–5 ac)</th><td>{}</td></tr><tr><th>Five acres at one time exceeded</th><td>{}</td></tr></table>",
-        yes_no(Some(c.land_development_activity)), if c.a == Some(true) { "yes" } else { "" }, yes_no(c.a), yes_no(Some(c.b)), yes_no(Some(c.c)), yes_no(Some(c.five_acre_limit_exceeded))).ok();
+    if c.in_jurisdiction == Some(false) {
+        h.push_str("<p class=\"yes\">Outside the Town: the local law does not apply here. Facts are shown for information.</p>");
+    }
+    h.push_str("<h2>Conditions</h2><table>");
+    for (label, v) in [
+        ("Inside the Town (law applies)", c.in_jurisdiction),
+        ("Verified exemption", c.exempt),
+        ("Land development activity", c.land_development_activity),
+        ("Condition A (impaired water / TMDL)", c.a),
+        ("Condition B (≥ 5 ac)", c.b),
+        ("Condition C (1–5 ac)", c.c),
+        (
+            "Over five acres at one time without approval",
+            c.five_acre_limit_exceeded,
+        ),
+    ] {
+        write!(
+            h,
+            "<tr><th>{label}</th><td class=\"{}\">{}</td></tr>",
+            if v == Some(true) { "yes" } else { "" },
+            yes_no(v)
+        )
+        .ok();
+    }
+    h.push_str("</table>");
     let d = &r.disturbance;
     write!(h, "<h2>Disturbance</h2><p>Total {:.2} ac · peak at one time {:.2} ac{} · outside the site's parcels {:.2} ac</p></div></div>", d.total_acres, d.peak_acres, d.peak_date.map(|x| format!(" from {x}")).unwrap_or_default(), d.outside_parcels_acres).ok();
     if !d.phases.is_empty() {
@@ -242,10 +265,14 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
         write!(
             h,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&f.rule.replace('_', " ")),
+            esc(crate::law::spec(f.rule).title),
             esc(&f.clause),
             yes_no(f.met),
-            esc(&f.reason)
+            esc(&if f.missing.is_empty() {
+                f.reason.clone()
+            } else {
+                format!("{} Needs: {}.", f.reason, f.missing.join("; "))
+            })
         )
         .ok();
     }

@@ -2,13 +2,12 @@
 //! one graph, each reach's waterbody and impairments resolved, ready for per-site traces.
 
 use super::impairment::{self, ImpairmentHit};
-use crate::catalog::{Catalog, ImpairedTable, Layer};
 use crate::config::{Role, Rules};
+use crate::layer::{ImpairedTable, Layer};
 use crate::measure::LocalFrame;
 use crate::network::{
     display_names, Network, NetworkAttrs, Reach as NetReach, TraceEnd, UNNAMED_TRIBUTARY,
 };
-use crate::report::DivergenceInfo;
 use geo::{BoundingRect, Contains, Distance, Euclidean, InteriorPoint, InterpolateLine};
 use geo_types::{Geometry, LineString, Point};
 use std::collections::HashMap;
@@ -39,7 +38,6 @@ pub struct Hydro {
     names: Vec<Option<String>>,
     waterbody_of: Vec<Option<(usize, usize)>>,
     impairments: Vec<Vec<ImpairmentHit>>,
-    waterbody_impairments: HashMap<(usize, usize), Vec<ImpairmentHit>>,
 }
 
 fn attr_i64(props: &serde_json::Map<String, serde_json::Value>, key: &str) -> Option<i64> {
@@ -73,7 +71,12 @@ fn mid_point(l: &LineString<f64>) -> Option<Point<f64>> {
 
 impl Hydro {
     /// Builds the network from every flowline layer, or None when there are none.
-    pub fn build(layers: &[Layer], tables: &[ImpairedTable], rules: &Rules) -> Option<Hydro> {
+    pub fn build(
+        layers: &[Layer],
+        tables: &[ImpairedTable],
+        waterbody_impairments: &HashMap<(usize, usize), Vec<ImpairmentHit>>,
+        rules: &Rules,
+    ) -> Option<Hydro> {
         let mut reaches = Vec::new();
         let mut attrs = Vec::new();
         let mut refs = Vec::new();
@@ -120,19 +123,6 @@ impl Hydro {
             .enumerate()
             .filter(|(_, l)| l.config.role == Role::Waterbodies)
             .collect();
-
-        let mut waterbody_impairments: HashMap<(usize, usize), Vec<ImpairmentHit>> = HashMap::new();
-        for (li, layer) in &waterbody_layers {
-            for (fi, f) in layer.features.iter().enumerate() {
-                let key = layer.text(f, layer.config.join_field.as_deref());
-                let hits = key
-                    .map(|k| impairment::table_hits(&k, tables))
-                    .unwrap_or_default();
-                if !hits.is_empty() {
-                    waterbody_impairments.insert((*li, fi), hits);
-                }
-            }
-        }
 
         let mut names = Vec::with_capacity(refs.len());
         let mut waterbody_of = Vec::with_capacity(refs.len());
@@ -182,7 +172,6 @@ impl Hydro {
             names,
             waterbody_of,
             impairments,
-            waterbody_impairments,
         })
     }
 
@@ -190,9 +179,14 @@ impl Hydro {
         self.by_feature.get(&(layer, feature)).copied()
     }
 
-    pub fn reach_id<'a>(&self, catalog: &'a Catalog, r: usize) -> &'a str {
+    pub fn reach_id<'a>(&self, layers: &'a [Layer], r: usize) -> &'a str {
         let (li, fi) = self.refs[r];
-        &catalog.layers[li].features[fi].id
+        &layers[li].features[fi].id
+    }
+
+    /// The waterbody (layer, feature) a reach runs through, if any.
+    pub fn waterbody_of(&self, r: usize) -> Option<(usize, usize)> {
+        self.waterbody_of[r]
     }
 
     pub fn line(&self, r: usize) -> &LineString<f64> {
@@ -223,16 +217,9 @@ impl Hydro {
         UNNAMED_TRIBUTARY.into()
     }
 
-    /// Impairments of a flowline or waterbody feature, for the candidate list.
-    pub fn impairments_of_feature(&self, layer: usize, feature: usize) -> Vec<ImpairmentHit> {
-        match self.reach_of(layer, feature) {
-            Some(r) => self.impairments[r].clone(),
-            None => self
-                .waterbody_impairments
-                .get(&(layer, feature))
-                .cloned()
-                .unwrap_or_default(),
-        }
+    /// Impairments matched to a reach.
+    pub fn impairments(&self, r: usize) -> &[ImpairmentHit] {
+        &self.impairments[r]
     }
 
     /// The downstream path from `start`, named the way a SWPPP names waters.
@@ -260,15 +247,22 @@ impl Hydro {
         (steps, divs, t.end)
     }
 
-    pub fn divergence_info(&self, catalog: &Catalog, divs: &[Split]) -> Vec<DivergenceInfo> {
+    /// Divergences by feature id: (reach where it splits, main branch, minor branches).
+    pub fn divergence_info(
+        &self,
+        layers: &[Layer],
+        divs: &[Split],
+    ) -> Vec<(String, String, Vec<String>)> {
         divs.iter()
-            .map(|(at, main, minor)| DivergenceInfo {
-                at_reach: self.reach_id(catalog, *at).to_string(),
-                main: self.reach_id(catalog, *main).to_string(),
-                minor: minor
-                    .iter()
-                    .map(|m| self.reach_id(catalog, *m).to_string())
-                    .collect(),
+            .map(|(at, main, minor)| {
+                (
+                    self.reach_id(layers, *at).to_string(),
+                    self.reach_id(layers, *main).to_string(),
+                    minor
+                        .iter()
+                        .map(|m| self.reach_id(layers, *m).to_string())
+                        .collect(),
+                )
             })
             .collect()
     }
@@ -292,18 +286,17 @@ impl Hydro {
     /// flowline with the same id (NHDPlus FEATUREID = COMID).
     pub fn catchment_reach(
         &self,
-        catalog: &Catalog,
+        layers: &[Layer],
         footprint: &Geometry<f64>,
     ) -> Option<(usize, String)> {
         let p = footprint.interior_point()?;
-        for layer in catalog.layers_of(Role::Catchments) {
+        for layer in layers.iter().filter(|l| l.config.role == Role::Catchments) {
             for i in layer.query(p.bounding_rect()) {
                 let f = &layer.features[i];
                 if !f.geometry.contains(&p) {
                     continue;
                 }
-                for (li, fl) in catalog
-                    .layers
+                for (li, fl) in layers
                     .iter()
                     .enumerate()
                     .filter(|(_, l)| l.config.role == Role::Flowlines)

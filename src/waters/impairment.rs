@@ -2,14 +2,15 @@
 //! polygons to reaches with a buffer, joining tables by id, and telling construction-related
 //! causes from the rest.
 
-use crate::catalog::{ImpairedTable, Layer};
-use crate::config::Rules;
+use crate::config::{Role, Rules};
+use crate::layer::{ImpairedTable, Layer};
 use crate::load::{value_text, Feature};
 use crate::measure::LocalFrame;
-use geo::{BoundingRect, Densify, Distance, Euclidean, Length};
+use geo::{BoundingRect, Densify, Distance, Euclidean, InteriorPoint, Length};
 use geo_types::{Geometry, LineString, Point, Rect};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// A reach's (or waterbody's) match to one listed impaired water.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -221,6 +222,67 @@ pub fn table_hits(key: &str, tables: &[ImpairedTable]) -> Vec<ImpairmentHit> {
                 t.config.id_field.as_deref().unwrap_or("id")
             ),
         });
+    }
+    hits
+}
+
+/// Listings of every waterbody of every waterbody layer, keyed by (layer, feature): joined
+/// by key from tables, and matched from impaired layers when the listed feature lies within
+/// `impaired_match_m` of the waterbody's interior point (a listed lake polygon contains it;
+/// real lists sit a little off the NHD outlines, so containment alone would miss some).
+pub fn waterbody_impairments(
+    layers: &[Layer],
+    tables: &[ImpairedTable],
+    rules: &Rules,
+) -> HashMap<(usize, usize), Vec<ImpairmentHit>> {
+    let impaired: Vec<&Layer> = layers
+        .iter()
+        .filter(|l| l.config.role == Role::Impaired)
+        .collect();
+    let mut out = HashMap::new();
+    for (li, layer) in layers.iter().enumerate() {
+        if layer.config.role != Role::Waterbodies {
+            continue;
+        }
+        for (fi, f) in layer.features.iter().enumerate() {
+            let mut hits = layer
+                .text(f, layer.config.join_field.as_deref())
+                .map(|k| table_hits(&k, tables))
+                .unwrap_or_default();
+            if let Some(p) = f.geometry.interior_point() {
+                for h in match_point(p, &impaired, rules) {
+                    if !hits.iter().any(|x| x.id == h.id) {
+                        hits.push(h);
+                    }
+                }
+            }
+            if !hits.is_empty() {
+                out.insert((li, fi), hits);
+            }
+        }
+    }
+    out
+}
+
+/// Impaired features within `impaired_match_m` of a point.
+fn match_point(p: Point<f64>, layers: &[&Layer], rules: &Rules) -> Vec<ImpairmentHit> {
+    let frame = LocalFrame::around(p.x(), p.y());
+    let (dx, dy) = frame.degrees_for_m(rules.impaired_match_m);
+    let search = Rect::new(
+        geo_types::coord! { x: p.x() - dx, y: p.y() - dy },
+        geo_types::coord! { x: p.x() + dx, y: p.y() + dy },
+    );
+    let p_m = Geometry::Point(frame.project(&p));
+    let mut hits = Vec::new();
+    for layer in layers {
+        for i in layer.query(search) {
+            let f = &layer.features[i];
+            let d = Euclidean.distance(&p_m, &frame.project(&f.geometry));
+            if d <= rules.impaired_match_m {
+                let via = format!("listed feature within {d:.0} m of the waterbody");
+                hits.extend(hit_from_feature(layer, f, via));
+            }
+        }
     }
     hits
 }

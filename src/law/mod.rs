@@ -1,0 +1,253 @@
+//! The local law as code: one small pure function per rule, each reading the subject's facts
+//! and the `[rules]` settings and returning a decision that cites its clause. A rule never
+//! reads geometry, files or HTTP. `RULEBOOK` lists every rule, the law's words and the
+//! settings it reads; `outfall rules` and `GET /rules` print it.
+
+mod applicability;
+mod conditions;
+pub mod exemptions;
+mod plan;
+
+pub use applicability::{
+    active_without_approval, exemption, jurisdiction, land_development_activity, swppp_required,
+};
+pub use conditions::{condition_a, condition_b, condition_c, water_test};
+pub use plan::{
+    describe_entry, five_acre_limit, inspections, phasing, receiving_waters, swppp_full,
+    swppp_preparer,
+};
+
+use crate::config::{Clauses, Rules};
+use crate::facts::Facts;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Stable rule ids, as in `findings[].rule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleId {
+    Jurisdiction,
+    Exemption,
+    LandDevelopmentActivity,
+    SwpppRequired,
+    ActiveWithoutApproval,
+    ReceivingWaters,
+    FiveAcreLimit,
+    Phasing,
+    ConditionA,
+    ConditionB,
+    ConditionC,
+    SwpppFull,
+    SwpppPreparer,
+    Inspections,
+}
+
+impl RuleId {
+    pub fn as_str(self) -> &'static str {
+        spec(self).name
+    }
+}
+
+impl PartialEq<&str> for RuleId {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// A rule's outcome for one subject. `met` reads as the rule id says: `true` always means
+/// "this applies to the site"; `None` means the data cannot decide, and `missing` says why.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Finding {
+    pub rule: RuleId,
+    pub clause: String,
+    pub met: Option<bool>,
+    pub missing: Vec<String>,
+    pub reason: String,
+    /// The facts the rule used.
+    pub facts: Map<String, Value>,
+}
+
+/// What a rule function returns; `evaluate` adds the id and the configured clause label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub met: Option<bool>,
+    pub missing: Vec<String>,
+    pub reason: String,
+    pub facts: Map<String, Value>,
+}
+
+impl Decision {
+    fn new(met: Option<bool>, reason: impl Into<String>) -> Decision {
+        Decision {
+            met,
+            missing: Vec::new(),
+            reason: reason.into(),
+            facts: Map::new(),
+        }
+    }
+
+    fn missing(mut self, what: impl IntoIterator<Item = String>) -> Decision {
+        if self.met.is_none() {
+            self.missing.extend(what);
+        }
+        self
+    }
+
+    fn fact(mut self, key: &str, v: impl Serialize) -> Decision {
+        self.facts
+            .insert(key.into(), serde_json::to_value(v).unwrap_or(Value::Null));
+        self
+    }
+}
+
+/// One row of the rulebook.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuleSpec {
+    #[serde(rename = "id")]
+    pub name: &'static str,
+    #[serde(skip)]
+    pub rule: RuleId,
+    pub title: &'static str,
+    /// The law's words.
+    pub law: &'static str,
+    /// The `[rules]` settings it reads.
+    pub settings: &'static [&'static str],
+    #[serde(skip)]
+    decide: fn(&Facts, &Rules) -> Decision,
+}
+
+macro_rules! spec {
+    ($rule:ident, $name:literal, $f:path, $title:literal, $law:literal, [$($s:literal),*]) => {
+        RuleSpec { name: $name, rule: RuleId::$rule, title: $title, law: $law, settings: &[$($s),*], decide: $f }
+    };
+}
+
+/// Every rule, in the order a report lists them.
+pub const RULEBOOK: [RuleSpec; 14] = [
+    spec!(Jurisdiction, "jurisdiction", jurisdiction, "The law applies here (inside the Town)",
+        "(4)(a) This local law shall be applicable to all land development activities as defined in §230-20 D (6). (A Town of Clay law: it applies within the Town.)", []),
+    spec!(Exemption, "exemption", exemption, "A verified exemption applies",
+        "(5) The following activities may be exempt from review under this law. (a) Agricultural activity ... (k) Landscaping and horticultural activities in connection with an existing structure.",
+        ["maintenance_max_acres", "effective_date"]),
+    spec!(LandDevelopmentActivity, "land_development_activity", land_development_activity, "Land development activity",
+        "(6) Land Development Activity - construction activity including clearing, grading, excavating, soil disturbance or placement of fill that results in land disturbance of equal to or greater than one acre or activities disturbing less than one acre of total land area that is part of a larger common plan of development or sale.",
+        ["land_development_acres"]),
+    spec!(SwpppRequired, "swppp_required", swppp_required, "A SWPPP is required",
+        "(7)(a) No application for approval of a land development activity shall be reviewed until the appropriate board has received a Stormwater Pollution Prevention Plan (SWPPP) prepared in accordance with the specifications in this local law.",
+        ["land_development_acres"]),
+    spec!(ActiveWithoutApproval, "active_without_approval", active_without_approval, "Active without a recorded SWPPP approval",
+        "(4)(d) ... shall be required to submit a Stormwater Pollution Prevention Plan (SWPPP) to the Stormwater Management Officer who shall approve the SWPPP if it complies with the requirements of this law.",
+        []),
+    spec!(ReceivingWaters, "receiving_waters", receiving_waters, "The SWPPP names the receiving waters",
+        "(7)(b)[1][m] Name(s) of the receiving water(s);", ["search_radius_m", "trace_limit_km"]),
+    spec!(FiveAcreLimit, "five_acre_limit", five_acre_limit, "More than five acres disturbed at one time without an approved SWPPP",
+        "(7)(b)[1][d] ... not more than five (5) acres shall be disturbed at any one time unless pursuant to an approved SWPPP.",
+        ["max_disturbed_at_once_acres"]),
+    spec!(Phasing, "phasing", phasing, "Phased as the law defines it",
+        "(6) Phasing - clearing a parcel of land in distinct pieces or parts, with the stabilization of each piece completed before the clearing of the next.", []),
+    spec!(ConditionA, "condition_a", condition_a, "Condition A: discharge of a pollutant of concern to an impaired water or TMDL watershed",
+        "(7)(b)[2] Condition A - Stormwater runoff from land development activities discharging a pollutant of concern to either an impaired water identified on the Department's 303(d) list of impaired waters or a Total Maximum Daily Load (TMDL) designated watershed for which pollutants in stormwater have been identified as a source of the impairment. (6) Pollutant of Concern - sediment or a water quality measurement that addresses sediment (such as total suspended solids, turbidity or siltation) and any other pollutant that has been identified as a cause of impairment of any water body that will receive a discharge from the land development activity.",
+        ["condition_a_causes", "construction_pollutants", "condition_a_downstream_km", "search_radius_m", "impaired_match_m", "impaired_match_share"]),
+    spec!(ConditionB, "condition_b", condition_b, "Condition B: five acres or more",
+        "(7)(b)[2] Condition B - Stormwater runoff from land development activities disturbing five (5) or more acres.",
+        ["condition_b_acres"]),
+    spec!(ConditionC, "condition_c", condition_c, "Condition C: one to five acres",
+        "(7)(b)[2] Condition C - Stormwater runoff from land development activity disturbing between one (1) and five (5) acres of land during the course of the project, exclusive of the construction of single family residences and construction activities at agricultural properties.",
+        ["land_development_acres", "condition_b_acres", "single_family_classes", "agricultural_classes"]),
+    spec!(SwpppFull, "swppp_full", swppp_full, "Full SWPPP with post-construction controls",
+        "(7)(b)[2] Land development activities as defined in §230-20 D. (6) of this Article and meeting Condition \"A\", \"B\" or \"C\" below shall also include water quantity and water quality controls (post-construction stormwater runoff controls) as set forth in [3] below as applicable.",
+        []),
+    spec!(SwpppPreparer, "swppp_preparer", swppp_preparer, "SWPPP prepared by a licensed professional",
+        "(7)(b)[3][j] For Condition A, the SWPPP shall be prepared by a landscape architect, certified professional or professional engineer and must be signed by the professional preparing the plan, who shall certify that the design of all stormwater management practices meet the requirements in this local law.",
+        []),
+    spec!(Inspections, "inspections", inspections, "Inspections every 7 days and after storms",
+        "(9)(a)[2] For land development activities as defined in §230-20 D. (6) of this Article and meeting Condition A, B or C in §230-20 D 7(b)(2), the applicant shall have a qualified professional conduct site inspections and document the effectiveness of all erosion and sediment control practices every 7 days and within 24 hours of any storm event producing 0.5 inches of precipitation or more. Inspection reports shall be maintained in a site logbook.",
+        ["inspection_interval_days", "storm_threshold_in", "storm_inspection_hours"]),
+];
+
+pub fn spec(id: RuleId) -> &'static RuleSpec {
+    // RULEBOOK is in enum order.
+    &RULEBOOK[id as usize]
+}
+
+/// The clause label a town configured for a rule.
+pub fn clause(c: &Clauses, id: RuleId) -> &str {
+    match id {
+        RuleId::Jurisdiction => &c.jurisdiction,
+        RuleId::Exemption => &c.exemption,
+        RuleId::LandDevelopmentActivity => &c.land_development_activity,
+        RuleId::SwpppRequired => &c.swppp_required,
+        RuleId::ActiveWithoutApproval => &c.active_without_approval,
+        RuleId::ReceivingWaters => &c.receiving_waters,
+        RuleId::FiveAcreLimit => &c.five_acre_limit,
+        RuleId::Phasing => &c.phasing,
+        RuleId::ConditionA => &c.condition_a,
+        RuleId::ConditionB => &c.condition_b,
+        RuleId::ConditionC => &c.condition_c,
+        RuleId::SwpppFull => &c.swppp_full,
+        RuleId::SwpppPreparer => &c.swppp_preparer,
+        RuleId::Inspections => &c.inspections,
+    }
+}
+
+/// Decides one rule.
+pub fn decide(id: RuleId, f: &Facts, r: &Rules, c: &Clauses) -> Finding {
+    let d = (spec(id).decide)(f, r);
+    Finding {
+        rule: id,
+        clause: clause(c, id).to_string(),
+        met: d.met,
+        missing: d.missing,
+        reason: d.reason,
+        facts: d.facts,
+    }
+}
+
+/// Every rule of the rulebook for one subject.
+pub fn evaluate(f: &Facts, r: &Rules, c: &Clauses) -> Vec<Finding> {
+    RULEBOOK.iter().map(|s| decide(s.rule, f, r, c)).collect()
+}
+
+/// Kleene and: false wins, then unknown.
+pub fn and3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+/// Kleene or: true wins, then unknown.
+pub fn or3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        _ => None,
+    }
+}
+
+fn acres(a: f64) -> String {
+    format!("{a:.2} acres")
+}
+
+/// "If the whole parcel were disturbed: " for a parcel checked before any plan exists.
+fn assumed(f: &Facts) -> &'static str {
+    if f.acreage.whole_parcel {
+        "If the whole parcel were disturbed: "
+    } else {
+        ""
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rulebook_is_in_enum_order() {
+        for (i, s) in RULEBOOK.iter().enumerate() {
+            assert_eq!(s.rule as usize, i, "{}", s.name);
+            assert_eq!(serde_json::to_value(s.rule).unwrap(), s.name);
+        }
+    }
+}

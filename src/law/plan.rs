@@ -1,0 +1,252 @@
+//! What the SWPPP must contain and what follows from the conditions: receiving waters
+//! [1][m], the five-acre limit [1][d] and phasing, the full SWPPP [3], its preparer [3][j],
+//! and inspections (9)(a)[2].
+
+use super::{
+    acres, and3, assumed, condition_a, condition_b, condition_c, or3, swppp_required, Decision,
+};
+use crate::config::Rules;
+use crate::facts::{EntryRule, Facts};
+
+/// How the first receiving water was found, in words. A nearest-water pick is said to be a
+/// guess that an outfall point would settle.
+pub fn describe_entry(f: &Facts) -> String {
+    let e = &f.water.entry;
+    let name = e.water_name.as_deref().unwrap_or("an unnamed water");
+    let id = e
+        .water_id
+        .as_deref()
+        .or(e.reach_id.as_deref())
+        .unwrap_or("?");
+    let dist = e.distance_m.unwrap_or(0.0);
+    let lake = if e.water_kind.as_deref() == Some("waterbody") {
+        if e.isolated {
+            "; no flowline leaves it, so it is the only receiving water"
+        } else {
+            "; the trace follows the flow path through it"
+        }
+    } else {
+        ""
+    };
+    match e.rule {
+        EntryRule::OutfallPoint => {
+            let o = e.outfall.unwrap_or_default();
+            let other = e
+                .nearest_to_site
+                .as_ref()
+                .filter(|(n, _)| n != name)
+                .map(|(n, d)| format!(" (the water nearest the site itself is {n}, {d:.0} m away, but the outfall decides)"))
+                .unwrap_or_default();
+            format!("The applicant's outfall point ({:.5}, {:.5}) discharges to {name} ({id}), {dist:.0} m from it{lake}.{other}", o[0], o[1])
+        }
+        EntryRule::Catchment => format!(
+            "The site lies in catchment {}, which drains to its own flowline, {name} ({id}).",
+            e.catchment_id.as_deref().unwrap_or("?")
+        ),
+        EntryRule::Nearest => format!(
+            "Assumed from the nearest water: {name} ({id}), {dist:.0} m from the site{lake}. The drainage path is not known; the applicant's outfall point would make it certain."
+        ),
+        EntryRule::None if !f.water.waters_loaded => "No flowlines or waterbodies are loaded, so no receiving water can be found.".into(),
+        EntryRule::None if !f.water.located => "The subject has no geometry to locate it.".into(),
+        EntryRule::None => format!(
+            "No receiving water within {:.0} m (the search radius). Identify the discharge point and give it as an outfall.",
+            e.search_radius_m
+        ),
+    }
+}
+
+/// [1][m]: the SWPPP names the receiving waters.
+pub fn receiving_waters(f: &Facts, r: &Rules) -> Decision {
+    let names = &f.water.names;
+    let required = swppp_required(f, r).met;
+    let identified = (!names.is_empty()).then_some(true);
+    let met = and3(required, identified);
+    let entry = describe_entry(f);
+    let reason = match (required, names.is_empty()) {
+        (Some(true), false) => format!("The SWPPP must name the receiving waters: {}. {entry}", names.join("; ")),
+        (Some(true), true) => format!("The SWPPP must name the receiving waters, but none was found. {entry}"),
+        (_, false) => format!("Receiving waters: {}. No SWPPP is required of this site by this law, so nothing must be named. {entry}", names.join("; ")),
+        (_, true) => format!("No SWPPP is required of this site by this law. {entry}"),
+    };
+    let mut missing = swppp_required(f, r).missing;
+    if names.is_empty() {
+        missing.push(
+            "a receiving water within the search radius, or the applicant's outfall point"
+                .to_string(),
+        );
+    }
+    Decision::new(met, reason)
+        .missing(missing)
+        .fact("names", names)
+        .fact("entry_rule", f.water.entry.rule.as_str())
+        .fact("entry_water", &f.water.entry.water_id)
+}
+
+/// [1][d]: no more than five acres disturbed at one time unless under an approved SWPPP.
+pub fn five_acre_limit(f: &Facts, r: &Rules) -> Decision {
+    let a = &f.acreage;
+    let required = swppp_required(f, r);
+    let approval = f.claims.swppp_approval.as_deref();
+    let over = a.peak_acres > r.max_disturbed_at_once_acres + 1e-9;
+    let when = a
+        .peak_date
+        .map(|d| format!(" from {d}"))
+        .unwrap_or_default();
+    let pre = assumed(f);
+    let undated = !a.undated_phases.is_empty() && a.phases.len() > 1;
+    let d = if !over {
+        Decision::new(
+            Some(false),
+            format!(
+                "{pre}Peak disturbed at one time is {}{when}, within the {} acre limit.",
+                acres(a.peak_acres),
+                r.max_disturbed_at_once_acres
+            ),
+        )
+    } else if required.met == Some(false) {
+        Decision::new(Some(false), format!("{pre}Peak disturbed at one time is {}, but this law requires no SWPPP of the site, so the limit does not apply.", acres(a.peak_acres)))
+    } else if let Some(ap) = approval {
+        Decision::new(Some(false), format!("{pre}Peak disturbed at one time is {}, over {} acres, \"pursuant to an approved SWPPP\" (recorded: {ap}).", acres(a.peak_acres), r.max_disturbed_at_once_acres))
+    } else if undated {
+        Decision::new(None, format!("{pre}Counting the undated phases ({}) as disturbed throughout, {} could be disturbed at once, over the {} acre limit; their dates decide it.", a.undated_phases.join(", "), acres(a.peak_acres), r.max_disturbed_at_once_acres))
+            .missing(a.undated_phases.iter().map(|p| format!("start and end dates of phase {p}")))
+    } else {
+        let d = Decision::new(
+            and3(required.met, Some(true)),
+            format!("{pre}Peak disturbed at one time is {}{when}, over the {} acre limit, and no SWPPP approval is recorded: \"not more than five (5) acres shall be disturbed at any one time unless pursuant to an approved SWPPP\".", acres(a.peak_acres), r.max_disturbed_at_once_acres),
+        );
+        d.missing(required.missing)
+    };
+    d.fact("peak_acres", a.peak_acres)
+        .fact("peak_date", a.peak_date)
+        .fact("swppp_approval", approval)
+        .fact("limit_acres", r.max_disturbed_at_once_acres)
+}
+
+/// (6) "Phasing": distinct pieces, each stabilised before the next is cleared. A phase's end
+/// date is read as the date it is stabilised.
+pub fn phasing(f: &Facts, _r: &Rules) -> Decision {
+    let a = &f.acreage;
+    let d = if a.phases.len() < 2 {
+        Decision::new(
+            Some(false),
+            if a.phases.is_empty() {
+                "No phases are recorded."
+            } else {
+                "One phase: the site is not phased."
+            },
+        )
+    } else if !a.undated_phases.is_empty() {
+        Decision::new(None, format!("Phases {} have no dates, so whether each piece is stabilised before the next is cleared cannot be checked.", a.undated_phases.join(", ")))
+            .missing(a.undated_phases.iter().map(|p| format!("start and end dates of phase {p}")))
+    } else if a.overlaps.is_empty() {
+        Decision::new(Some(true), format!("{} phases, each ending (stabilised) before the next is cleared, as \"Phasing\" is defined in (6).", a.phases.len()))
+    } else {
+        let list: Vec<String> = a
+            .overlaps
+            .iter()
+            .map(|o| {
+                format!(
+                    "phase {} starts {} while phase {} is open until {}",
+                    o.later, o.from, o.earlier, o.to
+                )
+            })
+            .collect();
+        Decision::new(Some(false), format!("Not phasing as (6) defines it (\"the stabilization of each piece completed before the clearing of the next\"): {}.", list.join("; ")))
+    };
+    d.fact("phases", a.phases.len())
+        .fact("overlaps", &a.overlaps)
+}
+
+fn any_condition(f: &Facts, r: &Rules) -> (Option<bool>, Vec<&'static str>) {
+    let (a, b, c) = (
+        condition_a(f, r).met,
+        condition_b(f, r).met,
+        condition_c(f, r).met,
+    );
+    let which = [(a, "A"), (b, "B"), (c, "C")]
+        .iter()
+        .filter(|x| x.0 == Some(true))
+        .map(|x| x.1)
+        .collect();
+    (or3(a, or3(b, c)), which)
+}
+
+fn conditions_words(which: &[&str]) -> String {
+    match which {
+        [one] => format!("Condition {one} applies"),
+        [init @ .., last] => format!("Conditions {} and {last} apply", init.join(", ")),
+        [] => String::new(),
+    }
+}
+
+/// [2]/[3]: a SWPPP with post-construction controls when Condition A, B or C holds.
+pub fn swppp_full(f: &Facts, r: &Rules) -> Decision {
+    let req = swppp_required(f, r);
+    let (any, which) = any_condition(f, r);
+    let met = and3(req.met, any);
+    let reason = match (req.met, met) {
+        (_, Some(true)) => format!("{}: the SWPPP must also include the post-construction stormwater management practices of (7)(b)[3] ([a] to [j]).", conditions_words(&which)),
+        (Some(false), _) => "No SWPPP is required of this site by this law.".into(),
+        (Some(true), Some(false)) => "A land development activity without Condition A, B or C: the basic SWPPP of (7)(b)[1] with erosion and sediment controls suffices.".into(),
+        _ => "Whether Condition A, B or C holds is undetermined, so whether post-construction controls are required is too.".into(),
+    };
+    let missing = conditions_missing(f, r);
+    Decision::new(met, reason)
+        .missing(missing)
+        .fact("conditions_met", which)
+        .fact("swppp_required", req.met)
+}
+
+fn conditions_missing(f: &Facts, r: &Rules) -> Vec<String> {
+    let mut m: Vec<String> = swppp_required(f, r).missing;
+    for d in [condition_a(f, r), condition_b(f, r), condition_c(f, r)] {
+        for x in d.missing {
+            if !m.contains(&x) {
+                m.push(x);
+            }
+        }
+    }
+    m
+}
+
+/// [3][j]: under Condition A a licensed professional prepares and signs the SWPPP.
+pub fn swppp_preparer(f: &Facts, r: &Rules) -> Decision {
+    let req = swppp_required(f, r);
+    let a = condition_a(f, r);
+    let met = and3(req.met, a.met);
+    let reason = match met {
+        Some(true) => "Condition A applies: the SWPPP must be prepared by a landscape architect, certified professional or professional engineer, and signed by that professional, who certifies that the design of all stormwater management practices meets the requirements of this law.".to_string(),
+        Some(false) if req.met == Some(false) => "No SWPPP is required of this site by this law.".into(),
+        Some(false) => "Condition A does not apply, so this clause sets no requirement on who prepares the SWPPP.".into(),
+        None => "Condition A is undetermined, so whether a licensed professional must prepare the SWPPP is too.".into(),
+    };
+    let mut missing = req.missing;
+    missing.extend(a.missing);
+    Decision::new(met, reason)
+        .missing(missing)
+        .fact("condition_a", a.met)
+        .fact("swppp_required", req.met)
+}
+
+/// (9)(a)[2]: inspections every 7 days and within 24 hours of a 0.5 inch storm, for land
+/// development activities meeting Condition A, B or C.
+pub fn inspections(f: &Facts, r: &Rules) -> Decision {
+    let req = swppp_required(f, r);
+    let (any, which) = any_condition(f, r);
+    let met = and3(req.met, any);
+    let reason = match met {
+        Some(true) => format!(
+            "{}: the applicant must have a qualified professional inspect the site and document the effectiveness of all erosion and sediment control practices every {} days and within {} hours of any storm of {} inches of precipitation or more, and keep the inspection reports in a site logbook.",
+            conditions_words(&which), r.inspection_interval_days, r.storm_inspection_hours, r.storm_threshold_in
+        ),
+        Some(false) if req.met == Some(false) => "No inspection schedule is required of this site by this law.".into(),
+        Some(false) => "Neither Condition A, B nor C applies, so (9)(a)[2] requires no inspection schedule.".into(),
+        None => "Whether Condition A, B or C holds is undetermined, so whether inspections are required is too.".into(),
+    };
+    Decision::new(met, reason)
+        .missing(conditions_missing(f, r))
+        .fact("interval_days", r.inspection_interval_days)
+        .fact("storm_threshold_in", r.storm_threshold_in)
+        .fact("within_hours", r.storm_inspection_hours)
+}

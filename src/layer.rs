@@ -1,0 +1,107 @@
+//! One loaded layer: its features, an R-tree of their envelopes and an id lookup; and an
+//! impaired-waters list that is a table. Built once at load, read by every request.
+
+use crate::config::LayerConfig;
+use crate::load::{self, value_text, Feature, LoadProblem, Row, SourceInfo};
+use geo::BoundingRect;
+use geo_types::{Geometry, Rect};
+use rstar::primitives::{GeomWithData, Rectangle};
+use rstar::{RTree, AABB};
+use std::collections::HashMap;
+
+pub type IndexEntry = GeomWithData<Rectangle<[f64; 2]>, usize>;
+
+/// One geometry layer with its R-tree of feature envelopes.
+#[derive(Debug)]
+pub struct Layer {
+    pub config: LayerConfig,
+    /// The OGC API collection id: the role, or `role-2`... when several layers share a role.
+    pub collection_id: String,
+    pub source: SourceInfo,
+    pub features: Vec<Feature>,
+    pub problems: Vec<LoadProblem>,
+    pub index: RTree<IndexEntry>,
+    by_id: HashMap<String, usize>,
+}
+
+impl Layer {
+    pub fn new(config: LayerConfig, collection_id: String, loaded: load::LoadedLayer) -> Layer {
+        let mut problems = loaded.problems;
+        let mut by_id = HashMap::with_capacity(loaded.features.len());
+        for (i, f) in loaded.features.iter().enumerate() {
+            if by_id.insert(f.id.clone(), i).is_some() {
+                problems.push(LoadProblem {
+                    path: loaded.source.path.clone(),
+                    feature: f.id.clone(),
+                    reason: "duplicate id; lookups by id return the last one".into(),
+                });
+            }
+        }
+        let entries = loaded
+            .features
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| envelope(&f.geometry).map(|r| GeomWithData::new(r, i)))
+            .collect();
+        Layer {
+            config,
+            collection_id,
+            source: loaded.source,
+            features: loaded.features,
+            problems,
+            index: RTree::bulk_load(entries),
+            by_id,
+        }
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Feature> {
+        self.by_id.get(id).map(|&i| &self.features[i])
+    }
+
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    /// Indices of features whose envelope meets `rect` (lon/lat degrees).
+    pub fn query(&self, rect: Rect<f64>) -> impl Iterator<Item = usize> + '_ {
+        let aabb = AABB::from_corners([rect.min().x, rect.min().y], [rect.max().x, rect.max().y]);
+        self.index
+            .locate_in_envelope_intersecting(&aabb)
+            .map(|e| e.data)
+    }
+
+    pub fn name_of(&self, f: &Feature) -> Option<String> {
+        self.config
+            .name_field
+            .as_deref()
+            .and_then(|n| f.properties.get(n))
+            .and_then(value_text)
+    }
+
+    pub fn text(&self, f: &Feature, field: Option<&str>) -> Option<String> {
+        field.and_then(|n| f.properties.get(n)).and_then(value_text)
+    }
+
+    pub fn bbox(&self) -> Option<Rect<f64>> {
+        let env = self.index.root().envelope();
+        (self.index.size() > 0).then(|| {
+            Rect::new(
+                geo_types::coord! { x: env.lower()[0], y: env.lower()[1] },
+                geo_types::coord! { x: env.upper()[0], y: env.upper()[1] },
+            )
+        })
+    }
+}
+
+fn envelope(g: &Geometry<f64>) -> Option<Rectangle<[f64; 2]>> {
+    g.bounding_rect()
+        .map(|r| Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]))
+}
+
+/// An impaired-waters list without geometry, grouped by its key.
+#[derive(Debug)]
+pub struct ImpairedTable {
+    pub config: LayerConfig,
+    pub source: SourceInfo,
+    pub rows: HashMap<String, Vec<Row>>,
+}

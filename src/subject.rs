@@ -1,0 +1,178 @@
+//! What is being checked: a site of the data set, a parcel taken as wholly disturbed, or
+//! polygons drawn or uploaded by a user; with its dated phases and claimed attributes.
+
+use crate::area::{self, Phase};
+use crate::catalog::{Catalog, Site};
+use crate::config::Role;
+use crate::error::{Error, Result};
+use crate::load::{value_text, Feature};
+use geo_types::{Geometry, Point, Polygon};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SubjectKind {
+    Site,
+    Parcel,
+    Drawn,
+}
+
+/// The phase name of a parcel checked as if all of it were disturbed.
+pub const WHOLE_PARCEL: &str = "whole parcel";
+
+/// What is being checked, in WGS84.
+#[derive(Debug, Clone)]
+pub struct Subject {
+    pub kind: SubjectKind,
+    pub id: String,
+    pub name: Option<String>,
+    pub attributes: Map<String, Value>,
+    pub phases: Vec<Phase>,
+    /// Parcels named by the subject itself; otherwise the parcels its disturbance touches.
+    pub parcel_ids: Vec<String>,
+    /// The applicant's known storm-sewer outfall.
+    pub outfall: Option<Point<f64>>,
+    /// The footprint used to find receiving waters when there is no disturbance (e.g. a parcel).
+    pub footprint: Option<Geometry<f64>>,
+}
+
+pub fn split_list(v: Option<&Value>) -> Vec<String> {
+    v.and_then(value_text)
+        .map(|s| {
+            s.split([';', ','])
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// "lon,lat" (WGS84).
+pub fn parse_point(s: &str) -> Option<Point<f64>> {
+    let mut it = s.split([',', ' ']).filter(|p| !p.is_empty());
+    let x: f64 = it.next()?.trim().parse().ok()?;
+    let y: f64 = it.next()?.trim().parse().ok()?;
+    ((-180.0..=180.0).contains(&x) && (-90.0..=90.0).contains(&y)).then(|| Point::new(x, y))
+}
+
+/// Groups disturbance features into dated phases.
+pub fn phases_from_features<'a>(
+    features: impl IntoIterator<Item = &'a Feature>,
+    phase_field: Option<&str>,
+    start_field: Option<&str>,
+    end_field: Option<&str>,
+) -> Vec<Phase> {
+    let mut phases: Vec<Phase> = Vec::new();
+    for f in features {
+        let text =
+            |field: Option<&str>| field.and_then(|n| f.properties.get(n)).and_then(value_text);
+        let name = text(phase_field).unwrap_or_else(|| "1".into());
+        let start = text(start_field).and_then(|s| area::parse_date(&s));
+        let end = text(end_field).and_then(|s| area::parse_date(&s));
+        let polys = area::polygons_of(&f.geometry);
+        match phases
+            .iter_mut()
+            .find(|p| p.name == name && p.start == start && p.end == end)
+        {
+            Some(p) => p.polygons.extend(polys),
+            None => phases.push(Phase {
+                name,
+                start,
+                end,
+                polygons: polys,
+            }),
+        }
+    }
+    phases
+}
+
+impl Subject {
+    pub fn from_site(catalog: &Catalog, site: &Site) -> Subject {
+        let mut phases = Vec::new();
+        for (li, d) in catalog.layers.iter().enumerate() {
+            let mine: Vec<&Feature> = site
+                .disturbance
+                .iter()
+                .filter(|(l, _)| *l == li)
+                .map(|&(_, i)| &d.features[i])
+                .collect();
+            if !mine.is_empty() {
+                phases.extend(phases_from_features(
+                    mine,
+                    d.config.phase_field.as_deref(),
+                    d.config.start_field.as_deref(),
+                    d.config.end_field.as_deref(),
+                ));
+            }
+        }
+        let sites_cfg = catalog.layer(Role::Sites).map(|l| &l.config);
+        let col = |k: &'static str| sites_cfg.map_or(k, |c| c.field(k)).to_string();
+        Subject {
+            kind: SubjectKind::Site,
+            id: site.id.clone(),
+            name: site.name.clone(),
+            parcel_ids: split_list(site.attributes.get(&col("parcel_ids"))),
+            outfall: site
+                .attributes
+                .get(&col("outfall"))
+                .and_then(value_text)
+                .and_then(|s| parse_point(&s)),
+            footprint: site.boundary.clone(),
+            attributes: site.attributes.clone(),
+            phases,
+        }
+    }
+
+    pub fn from_parcel(catalog: &Catalog, parcel_id: &str) -> Result<Subject> {
+        if catalog.layer(Role::Parcels).is_none() {
+            return Err(Error::Input("this data set has no parcels layer".into()));
+        }
+        let (layer, f) = catalog
+            .layers_of(Role::Parcels)
+            .find_map(|l| l.get(parcel_id).map(|f| (l, f)))
+            .ok_or_else(|| Error::NotFound {
+                kind: "parcel",
+                id: parcel_id.to_string(),
+            })?;
+        Ok(Subject {
+            kind: SubjectKind::Parcel,
+            id: parcel_id.to_string(),
+            name: layer.name_of(f),
+            attributes: Map::new(),
+            phases: Vec::new(),
+            parcel_ids: vec![parcel_id.to_string()],
+            outfall: None,
+            footprint: Some(f.geometry.clone()),
+        })
+    }
+
+    /// An ad-hoc subject from uploaded or drawn polygons; `phase`, `start`, `end` properties
+    /// are honoured when present, so a phasing plan can be checked before it is filed.
+    pub fn ad_hoc(id: &str, features: &[Feature], outfall: Option<Point<f64>>) -> Subject {
+        let phases = phases_from_features(features, Some("phase"), Some("start"), Some("end"));
+        let attributes = features
+            .first()
+            .map(|f| f.properties.clone())
+            .unwrap_or_default();
+        Subject {
+            kind: SubjectKind::Drawn,
+            id: id.to_string(),
+            name: attributes.get("name").and_then(value_text),
+            parcel_ids: split_list(attributes.get("parcel_ids")),
+            outfall: outfall.or_else(|| {
+                attributes
+                    .get("outfall")
+                    .and_then(value_text)
+                    .and_then(|s| parse_point(&s))
+            }),
+            footprint: None,
+            attributes,
+            phases,
+        }
+    }
+
+    pub fn all_polygons(&self) -> Vec<&Polygon<f64>> {
+        self.phases.iter().flat_map(|p| &p.polygons).collect()
+    }
+}
