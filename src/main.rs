@@ -57,6 +57,15 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Print the rulebook: every rule, its clause, the law's words and the settings it reads.
+    Rules {
+        /// Use this data set's clause labels and [rules] settings (default: Town of Clay)
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// List the sites of a data set.
     Sites {
         #[arg(long)]
@@ -140,11 +149,36 @@ fn main() -> anyhow::Result<()> {
                 bail!("give one of --site, --parcel, --geometry or --batch");
             };
             if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                emit(&(serde_json::to_string_pretty(&report)? + "\n"))
             } else {
-                print!("{}", report.to_text());
+                emit(&report.to_text())
             }
-            Ok(())
+        }
+        Command::Rules { data, json } => {
+            let manifest = match data {
+                Some(d) => Manifest::read(&d)?,
+                None => Manifest::parse("", Path::new("(defaults)"))?,
+            };
+            let rows = outfall::law::rulebook(&manifest.rules, &manifest.clauses);
+            if json {
+                return emit(&(serde_json::to_string_pretty(&rows)? + "\n"));
+            }
+            let mut text = format!("RULEBOOK — {}\n", manifest.clauses.law);
+            for r in rows {
+                text += &format!(
+                    "\n{} — {}\n  {}\n  Law: {}\n",
+                    r.id, r.clause, r.title, r.law
+                );
+                if !r.settings.is_empty() {
+                    let s: Vec<String> = r
+                        .settings
+                        .iter()
+                        .map(|(k, v)| format!("{k} = {v}"))
+                        .collect();
+                    text += &format!("  Settings: {}\n", s.join(", "));
+                }
+            }
+            emit(&text)
         }
         Command::Sites { data } => {
             let catalog = load(&data)?;
@@ -188,6 +222,14 @@ fn main() -> anyhow::Result<()> {
                 Ok(())
             })
         }
+    }
+}
+
+/// Writes to standard output; a reader that closed early (`| head`) is not an error.
+fn emit(text: &str) -> anyhow::Result<()> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
     }
 }
 

@@ -88,6 +88,7 @@ pub fn app(state: AppState) -> Router {
             post(sites::check).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
         )
         .route("/search", get(sites::search))
+        .route("/rules", get(sites::rules))
         .nest_service("/vendor/maplibre-gl", vendor)
         .fallback_service(web)
         .with_state(state);

@@ -57,16 +57,33 @@ pub async fn list(
     Json(json!({ "sites": sites }))
 }
 
+/// A stored report, dated today: the facts do not change while serving, but the report is
+/// the check of the day it is asked for.
+fn dated(r: &Report) -> Report {
+    let mut r = r.clone();
+    r.data.generated = chrono::Local::now().date_naive();
+    r
+}
+
 pub async fn report(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<Report>> {
-    Ok(Json(site_report(&st, &id)?.clone()))
+    Ok(Json(dated(site_report(&st, &id)?)))
+}
+
+/// `GET /rules`: the rulebook with this data set's clause labels and settings.
+pub async fn rules(State(st): State<AppState>) -> Json<Value> {
+    let m = &st.catalog.manifest;
+    Json(json!({
+        "law": m.clauses.law,
+        "rules": crate::law::rulebook(&m.rules, &m.clauses),
+    }))
 }
 
 pub async fn report_html(
     State(st): State<AppState>,
     Path(id): Path<String>,
 ) -> ApiResult<Html<String>> {
-    let r = site_report(&st, &id)?;
-    Ok(Html(super::html::render(&st, r)))
+    let r = dated(site_report(&st, &id)?);
+    Ok(Html(super::html::render(&st, &r)))
 }
 
 /// The downstream reaches of a site's trace as GeoJSON, for highlighting on the map.

@@ -208,6 +208,36 @@ pub fn evaluate(f: &Facts, r: &Rules, c: &Clauses) -> Vec<Finding> {
     RULEBOOK.iter().map(|s| decide(s.rule, f, r, c)).collect()
 }
 
+/// A rulebook row as served: the town's clause label and the current values of the
+/// settings the rule reads.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuleRow {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub clause: String,
+    pub law: &'static str,
+    pub settings: Map<String, Value>,
+}
+
+/// The rulebook with a data set's clause labels and settings.
+pub fn rulebook(r: &Rules, c: &Clauses) -> Vec<RuleRow> {
+    let all = serde_json::to_value(r).unwrap_or(Value::Null);
+    RULEBOOK
+        .iter()
+        .map(|s| RuleRow {
+            id: s.name,
+            title: s.title,
+            clause: clause(c, s.rule).to_string(),
+            law: s.law,
+            settings: s
+                .settings
+                .iter()
+                .map(|k| (k.to_string(), all.get(k).cloned().unwrap_or(Value::Null)))
+                .collect(),
+        })
+        .collect()
+}
+
 /// Kleene and: false wins, then unknown.
 pub fn and3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     match (a, b) {
@@ -242,6 +272,16 @@ fn assumed(f: &Facts) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_setting_a_rule_reads_exists() {
+        let rows = rulebook(&Rules::default(), &Clauses::default());
+        for row in rows {
+            for (k, v) in &row.settings {
+                assert!(!v.is_null(), "{}: unknown setting {k}", row.id);
+            }
+        }
+    }
 
     #[test]
     fn rulebook_is_in_enum_order() {

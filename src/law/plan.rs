@@ -35,9 +35,9 @@ pub fn describe_entry(f: &Facts) -> String {
                 .nearest_to_site
                 .as_ref()
                 .filter(|(n, _)| n != name)
-                .map(|(n, d)| format!(" (the water nearest the site itself is {n}, {d:.0} m away, but the outfall decides)"))
+                .map(|(n, d)| format!("; the water nearest the site itself is {n}, {d:.0} m away, but the outfall decides"))
                 .unwrap_or_default();
-            format!("The applicant's outfall point ({:.5}, {:.5}) discharges to {name} ({id}), {dist:.0} m from it{lake}.{other}", o[0], o[1])
+            format!("The applicant's outfall point ({:.5}, {:.5}) discharges to {name} ({id}), {dist:.0} m from it{lake}{other}.", o[0], o[1])
         }
         EntryRule::Catchment => format!(
             "The site lies in catchment {}, which drains to its own flowline, {name} ({id}).",
@@ -65,8 +65,10 @@ pub fn receiving_waters(f: &Facts, r: &Rules) -> Decision {
     let reason = match (required, names.is_empty()) {
         (Some(true), false) => format!("The SWPPP must name the receiving waters: {}. {entry}", names.join("; ")),
         (Some(true), true) => format!("The SWPPP must name the receiving waters, but none was found. {entry}"),
-        (_, false) => format!("Receiving waters: {}. No SWPPP is required of this site by this law, so nothing must be named. {entry}", names.join("; ")),
-        (_, true) => format!("No SWPPP is required of this site by this law. {entry}"),
+        (Some(false), false) => format!("Receiving waters: {}. No SWPPP is required of this site by this law, so naming them is not required. {entry}", names.join("; ")),
+        (Some(false), true) => format!("No SWPPP is required of this site by this law. {entry}"),
+        (None, false) => format!("Receiving waters: {}. Whether a SWPPP is required, and so whether they must be named in it, is undetermined. {entry}", names.join("; ")),
+        (None, true) => format!("Whether a SWPPP is required is undetermined. {entry}"),
     };
     let mut missing = swppp_required(f, r).missing;
     if names.is_empty() {

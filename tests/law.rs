@@ -1,0 +1,644 @@
+//! Every rule of the rulebook, decided from facts built by hand (no data set), at its
+//! threshold edges, with missing facts, and for each (5) exemption with and without its
+//! condition.
+
+use chrono::NaiveDate;
+use outfall::area::{PhaseAcres, PhaseOverlap};
+use outfall::config::{CauseReading, Clauses, Rules};
+use outfall::facts::*;
+use outfall::law::{self, RuleId};
+use outfall::subject::SubjectKind;
+
+/// A 2-acre site inside the town, entering an unlisted stream 100 m away, with every layer
+/// loaded and nothing claimed.
+fn base() -> Facts {
+    Facts {
+        kind: SubjectKind::Site,
+        acreage: Acreage {
+            recorded: true,
+            whole_parcel: false,
+            total_acres: 2.0,
+            peak_acres: 2.0,
+            peak_date: None,
+            phases: vec![phase("1", 2.0, None, None)],
+            undated_phases: vec![],
+            overlaps: vec![],
+            outside_parcels_acres: 0.0,
+            polygons: 1,
+        },
+        jurisdiction: Jurisdiction {
+            boundary_loaded: true,
+            inside: Some(true),
+            wholly_inside: Some(true),
+            boundary_name: Some("Town of Clay".into()),
+        },
+        water: WaterFacts {
+            waters_loaded: true,
+            network_loaded: true,
+            impaired_list_loaded: true,
+            tmdl_loaded: true,
+            located: true,
+            entry: EntryFacts {
+                rule: EntryRule::Nearest,
+                reach_id: Some("R1".into()),
+                water_id: Some("R1".into()),
+                water_kind: Some("flowline".into()),
+                water_name: Some("Mud Creek".into()),
+                distance_m: Some(100.0),
+                catchment_id: None,
+                outfall: None,
+                nearest_to_site: None,
+                isolated: false,
+                search_radius_m: 1000.0,
+            },
+            candidates: vec![],
+            names: vec!["Mud Creek".into()],
+            downstream: vec![],
+            trace_end: Some("outlet".into()),
+            divergences: vec![],
+            listed: vec![],
+            tmdl_entered: vec![],
+            tmdl_footprint: vec![],
+        },
+        claims: Claims {
+            status: Some("active".into()),
+            address: None,
+            applicant: None,
+            single_family: false,
+            single_family_source: None,
+            agricultural: false,
+            agricultural_source: None,
+            common_plan: false,
+            common_plan_acres: None,
+            swppp_approval: None,
+            exemptions: vec![],
+            new_structures: None,
+            landing_or_haul_road: None,
+            maintains_original: None,
+            repair_deemed_necessary: None,
+            plat_approved: None,
+            building_permit_approved: None,
+            parcel_ids: vec![],
+        },
+        bbox: None,
+    }
+}
+
+fn phase(name: &str, acres: f64, start: Option<&str>, end: Option<&str>) -> PhaseAcres {
+    PhaseAcres {
+        phase: name.into(),
+        acres,
+        start: start.map(day),
+        end: end.map(day),
+    }
+}
+
+fn day(s: &str) -> NaiveDate {
+    s.parse().unwrap()
+}
+
+fn acres(mut f: Facts, a: f64) -> Facts {
+    f.acreage.total_acres = a;
+    f.acreage.peak_acres = a;
+    f
+}
+
+fn listed(id: &str, causes: &[&str], distance_m: f64, first: bool) -> Impaired {
+    Impaired {
+        id: id.into(),
+        name: format!("water {id}"),
+        reach_id: "R1".into(),
+        distance_m,
+        causes: causes.iter().map(|c| c.to_string()).collect(),
+        category: Some("5".into()),
+        construction_causes: vec![],
+        first_receiving: first,
+    }
+}
+
+fn tmdl(stormwater: bool, distance_m: f64) -> TmdlWatershed {
+    TmdlWatershed {
+        id: "T1".into(),
+        name: "Lake phosphorus TMDL".into(),
+        pollutant: Some("phosphorus".into()),
+        stormwater_source: stormwater,
+        via: Some("reach R9".into()),
+        distance_m: Some(distance_m),
+    }
+}
+
+fn r() -> Rules {
+    Rules::default()
+}
+
+fn met(id: RuleId, f: &Facts) -> Option<bool> {
+    check(id, f, &r()).met
+}
+
+/// Decides a rule and checks the invariants every finding keeps.
+fn check(id: RuleId, f: &Facts, rules: &Rules) -> law::Finding {
+    let d = law::decide(id, f, rules, &Clauses::default());
+    assert_eq!(
+        d.met.is_none(),
+        !d.missing.is_empty(),
+        "{}: null exactly when facts are missing: {:?} {}",
+        id.as_str(),
+        d.missing,
+        d.reason
+    );
+    assert!(!d.clause.is_empty() && !d.reason.is_empty());
+    d
+}
+
+#[test]
+fn land_development_activity_at_one_acre_or_a_common_plan() {
+    use RuleId::LandDevelopmentActivity as L;
+    assert_eq!(met(L, &acres(base(), 0.99)), Some(false));
+    assert_eq!(met(L, &acres(base(), 1.0)), Some(true));
+    let mut lot = acres(base(), 0.5);
+    lot.claims.common_plan = true;
+    assert_eq!(met(L, &lot), Some(true));
+    let mut nothing = acres(base(), 0.0);
+    nothing.claims.common_plan = true;
+    assert_eq!(met(L, &nothing), Some(false));
+    let mut unrecorded = acres(base(), 0.0);
+    unrecorded.acreage.recorded = false;
+    let d = check(L, &unrecorded, &r());
+    assert_eq!(d.met, None);
+    assert!(d.missing[0].contains("disturbance"), "{:?}", d.missing);
+}
+
+#[test]
+fn condition_b_from_five_acres() {
+    use RuleId::ConditionB as B;
+    assert_eq!(met(B, &acres(base(), 4.99)), Some(false));
+    assert_eq!(met(B, &acres(base(), 5.0)), Some(true));
+    let mut f = acres(base(), 0.0);
+    f.acreage.recorded = false;
+    assert_eq!(met(B, &f), Some(false), "no acres cannot reach five");
+}
+
+#[test]
+fn condition_c_from_one_to_under_five_acres_with_its_exclusions() {
+    use RuleId::ConditionC as C;
+    for (a, want) in [(0.99, false), (1.0, true), (4.99, true), (5.0, false)] {
+        assert_eq!(met(C, &acres(base(), a)), Some(want), "{a} acres");
+    }
+    let mut sf = acres(base(), 2.0);
+    sf.claims.single_family = true;
+    assert_eq!(met(C, &sf), Some(false));
+    let mut ag = acres(base(), 2.0);
+    ag.claims.agricultural = true;
+    let d = check(C, &ag, &r());
+    assert_eq!(d.met, Some(false));
+    assert!(d.reason.contains("agricultural"), "{}", d.reason);
+}
+
+#[test]
+fn a_common_plan_lot_is_judged_by_the_plans_acreage_when_given() {
+    let mut lot = acres(base(), 0.6);
+    lot.claims.common_plan = true;
+    assert_eq!(met(RuleId::ConditionC, &lot), Some(false));
+    let d = check(RuleId::ConditionC, &lot, &r());
+    assert!(d.reason.contains("common_plan_acres"), "{}", d.reason);
+    lot.claims.common_plan_acres = Some(3.0);
+    assert_eq!(met(RuleId::ConditionC, &lot), Some(true));
+    lot.claims.common_plan_acres = Some(12.0);
+    assert_eq!(met(RuleId::ConditionC, &lot), Some(false));
+    assert_eq!(met(RuleId::ConditionB, &lot), Some(true));
+}
+
+#[test]
+fn five_acres_at_one_time_needs_a_recorded_approval_to_exceed() {
+    use RuleId::FiveAcreLimit as F;
+    let mut f = acres(base(), 8.0);
+    f.acreage.peak_acres = 5.0;
+    assert_eq!(met(F, &f), Some(false), "5.00 is within the limit");
+    f.acreage.peak_acres = 5.01;
+    assert_eq!(met(F, &f), Some(true));
+    for recorded in ["2026-03-20", "SWPPP-2026-014", "Approved", "yes"] {
+        f.claims.swppp_approval = Some(recorded.into());
+        assert_eq!(met(F, &f), Some(false), "approval {recorded}");
+    }
+    f.claims.swppp_approval = None;
+    f.acreage.phases = vec![phase("1", 4.0, None, None), phase("2", 4.0, None, None)];
+    f.acreage.undated_phases = vec!["1".into(), "2".into()];
+    let d = check(F, &f, &r());
+    assert_eq!(d.met, None, "undated phases decide it");
+    assert!(d.missing.iter().any(|m| m.contains("phase 2")));
+    let mut outside = acres(base(), 8.0);
+    outside.acreage.peak_acres = 8.0;
+    outside.jurisdiction.inside = Some(false);
+    assert_eq!(
+        met(F, &outside),
+        Some(false),
+        "the law does not apply there"
+    );
+}
+
+#[test]
+fn phasing_means_each_piece_stabilised_before_the_next() {
+    use RuleId::Phasing as P;
+    let mut f = base();
+    assert_eq!(met(P, &f), Some(false), "one phase is not phasing");
+    f.acreage.phases = vec![
+        phase("1", 2.0, Some("2026-04-01"), Some("2026-06-30")),
+        phase("2", 2.0, Some("2026-07-01"), Some("2026-09-30")),
+    ];
+    assert_eq!(met(P, &f), Some(true));
+    f.acreage.overlaps = vec![PhaseOverlap {
+        earlier: "1".into(),
+        later: "2".into(),
+        from: day("2026-06-15"),
+        to: day("2026-06-30"),
+    }];
+    let d = check(P, &f, &r());
+    assert_eq!(d.met, Some(false));
+    assert!(
+        d.reason.contains("phase 2 starts 2026-06-15"),
+        "{}",
+        d.reason
+    );
+    f.acreage.undated_phases = vec!["2".into()];
+    assert_eq!(met(P, &f), None);
+}
+
+#[test]
+fn jurisdiction_is_decided_by_the_boundary_and_gates_every_requirement() {
+    use RuleId::*;
+    let mut out = acres(base(), 9.0);
+    out.jurisdiction.inside = Some(false);
+    out.water.listed = vec![listed("L1", &["Sedimentation/Siltation"], 0.0, true)];
+    assert_eq!(met(Jurisdiction, &out), Some(false));
+    for id in [
+        SwpppRequired,
+        SwpppFull,
+        SwpppPreparer,
+        Inspections,
+        FiveAcreLimit,
+    ] {
+        assert_eq!(met(id, &out), Some(false), "{}", id.as_str());
+    }
+    for f in law::evaluate(&out, &r(), &Clauses::default()) {
+        assert!(
+            !f.reason.contains(" must "),
+            "{}: {}",
+            f.rule.as_str(),
+            f.reason
+        );
+    }
+    let mut none = base();
+    none.jurisdiction.boundary_loaded = false;
+    none.jurisdiction.inside = None;
+    let d = check(Jurisdiction, &none, &r());
+    assert_eq!(d.met, None);
+    assert!(d.missing[0].contains("boundary"));
+    assert_eq!(met(SwpppRequired, &none), Some(true), "the rest proceeds");
+}
+
+#[test]
+fn a_site_that_is_not_a_land_development_activity_is_told_no_must() {
+    let mut f = acres(base(), 0.45);
+    f.water.listed = vec![listed("L1", &["Sediment"], 0.0, true)];
+    f.water.tmdl_entered = vec![tmdl(true, 0.0)];
+    let all = law::evaluate(&f, &r(), &Clauses::default());
+    for x in &all {
+        assert!(
+            !x.reason.contains("must"),
+            "{}: {}",
+            x.rule.as_str(),
+            x.reason
+        );
+        if x.rule != RuleId::Jurisdiction && x.rule != RuleId::Exemption {
+            assert_ne!(x.met, Some(true), "{}", x.rule.as_str());
+        }
+    }
+}
+
+#[test]
+fn every_exemption_code_with_and_without_its_condition() {
+    let rules = r();
+    let claim = |text: &str, set: &dyn Fn(&mut Facts)| {
+        let mut f = base();
+        f.claims.exemptions = vec![text.into()];
+        set(&mut f);
+        check(RuleId::Exemption, &f, &rules).met
+    };
+    // (a) agriculture: an active farm, but never new structures.
+    let farm = |ns: Option<bool>| {
+        move |f: &mut Facts| {
+            f.claims.agricultural = true;
+            f.claims.new_structures = ns;
+        }
+    };
+    assert_eq!(claim("agriculture", &farm(Some(false))), Some(true));
+    assert_eq!(claim("(5)(a)", &farm(Some(true))), Some(false));
+    assert_eq!(claim("5a", &farm(None)), None);
+    // (b) silviculture, except landing areas and log haul roads.
+    assert_eq!(
+        claim("silviculture", &|f| f.claims.landing_or_haul_road =
+            Some(false)),
+        Some(true)
+    );
+    assert_eq!(
+        claim("b", &|f| f.claims.landing_or_haul_road = Some(true)),
+        Some(false)
+    );
+    assert_eq!(claim("forestry", &|_| {}), None);
+    // (c) routine maintenance: under 5 acres AND the original line, grade, capacity or purpose.
+    let maint = |a: f64, keeps: Option<bool>| {
+        move |f: &mut Facts| {
+            f.acreage.total_acres = a;
+            f.claims.maintains_original = keeps;
+        }
+    };
+    assert_eq!(
+        claim("routine maintenance", &maint(4.99, Some(true))),
+        Some(true)
+    );
+    assert_eq!(
+        claim("routine maintenance", &maint(5.0, Some(true))),
+        Some(false)
+    );
+    assert_eq!(
+        claim("routine maintenance", &maint(4.99, Some(false))),
+        Some(false)
+    );
+    assert_eq!(claim("5(c)", &maint(2.0, None)), None);
+    // (d) repairs the officer deemed necessary.
+    assert_eq!(
+        claim("repair", &|f| f.claims.repair_deemed_necessary = Some(true)),
+        Some(true)
+    );
+    assert_eq!(claim("repair", &|_| {}), None);
+    // (e) plat and (f) building permit approved on or before the effective date.
+    let eff = rules.effective_date;
+    assert_eq!(
+        claim("e", &|f| f.claims.plat_approved = Some(eff)),
+        Some(true)
+    );
+    assert_eq!(
+        claim("subdivision plat", &|f| f.claims.plat_approved =
+            eff.succ_opt()),
+        Some(false)
+    );
+    assert_eq!(claim("e", &|_| {}), None);
+    assert_eq!(
+        claim("building permit", &|f| f.claims.building_permit_approved =
+            Some(eff)),
+        Some(true)
+    );
+    assert_eq!(
+        claim("f", &|f| f.claims.building_permit_approved = eff.succ_opt()),
+        Some(false)
+    );
+    assert_eq!(claim("(f)", &|_| {}), None);
+    // (g)-(k): the activity named is the exemption.
+    for c in [
+        "cemetery graves",
+        "fence",
+        "emergency",
+        "home gardening",
+        "landscaping",
+        "g",
+        "h",
+        "i",
+        "j",
+        "k",
+    ] {
+        assert_eq!(claim(c, &|_| {}), Some(true), "{c}");
+    }
+    // Words that name no code.
+    assert_eq!(claim("it is small", &|_| {}), None);
+    assert_eq!(claim("(5)(z)", &|_| {}), None);
+}
+
+#[test]
+fn only_a_verified_exemption_changes_requirements() {
+    let mut f = acres(base(), 3.0);
+    f.claims.exemptions = vec!["routine maintenance".into()];
+    assert_eq!(met(RuleId::Exemption, &f), None);
+    assert_eq!(
+        met(RuleId::SwpppRequired, &f),
+        Some(true),
+        "unverified: unchanged"
+    );
+    assert_eq!(met(RuleId::Inspections, &f), Some(true));
+    f.claims.maintains_original = Some(true);
+    assert_eq!(met(RuleId::Exemption, &f), Some(true));
+    assert_eq!(met(RuleId::SwpppRequired, &f), Some(false));
+    assert_eq!(met(RuleId::Inspections, &f), Some(false));
+}
+
+#[test]
+fn condition_a_by_the_first_receiving_water_and_the_scope_downstream() {
+    use RuleId::ConditionA as A;
+    let mut f = base();
+    f.water.listed = vec![listed("L1", &["Sedimentation/Siltation"], 0.0, true)];
+    assert_eq!(met(A, &f), Some(true), "first receiving water");
+    f.water.listed = vec![listed("L2", &["Phosphorus"], 1609.344, false)];
+    assert_eq!(met(A, &f), Some(true), "at the edge of one mile");
+    f.water.listed = vec![listed("L3", &["Phosphorus"], 1700.0, false)];
+    let d = check(A, &f, &r());
+    assert_eq!(d.met, Some(false));
+    assert_eq!(d.facts["listed_outside_scope"][0], "L3");
+    assert!(d.reason.contains("Outside the scope"), "{}", d.reason);
+    let mut zero = r();
+    zero.condition_a_downstream_km = 0.0;
+    f.water.listed = vec![listed("L4", &["Turbidity"], 10.0, false)];
+    assert_eq!(
+        check(A, &f, &zero).met,
+        Some(false),
+        "0 km = first water only"
+    );
+}
+
+#[test]
+fn pollutant_of_concern_reading_is_explicit() {
+    use RuleId::ConditionA as A;
+    let mut f = base();
+    f.water.listed = vec![listed("L1", &["Mercury", "PCBs"], 0.0, true)];
+    let d = check(A, &f, &r());
+    assert_eq!(d.met, Some(false));
+    assert_eq!(d.facts["reading"], "construction");
+    assert!(
+        d.reason
+            .contains("not a pollutant of concern under this reading"),
+        "{}",
+        d.reason
+    );
+    let mut literal = r();
+    literal.condition_a_causes = CauseReading::Any;
+    let d = check(A, &f, &literal);
+    assert_eq!(d.met, Some(true));
+    assert!(
+        d.reason.contains("Mercury") && d.reason.contains("literally"),
+        "{}",
+        d.reason
+    );
+}
+
+#[test]
+fn without_a_303d_list_condition_a_needs_data_unless_the_tmdl_prong_decides() {
+    use RuleId::ConditionA as A;
+    let mut f = base();
+    f.water.impaired_list_loaded = false;
+    let d = check(A, &f, &r());
+    assert_eq!(d.met, None);
+    assert!(
+        d.missing.iter().any(|m| m.contains("303(d)")),
+        "{:?}",
+        d.missing
+    );
+    f.water.tmdl_entered = vec![tmdl(true, 0.0)];
+    assert_eq!(met(A, &f), Some(true));
+    f.water.tmdl_entered = vec![tmdl(false, 0.0)];
+    assert_eq!(
+        met(A, &f),
+        None,
+        "stormwater not a source: the list still decides"
+    );
+}
+
+#[test]
+fn the_tmdl_prong_is_where_the_discharge_enters_not_the_footprint() {
+    use RuleId::ConditionA as A;
+    let mut f = base();
+    f.water.tmdl_footprint = vec![tmdl(true, 0.0)];
+    let d = check(A, &f, &r());
+    assert_eq!(d.met, Some(false));
+    assert!(
+        d.reason.contains("footprint does not decide"),
+        "{}",
+        d.reason
+    );
+    f.water.tmdl_entered = vec![tmdl(true, 1200.0)];
+    assert_eq!(met(A, &f), Some(true), "enters within a mile");
+    f.water.tmdl_entered = vec![tmdl(true, 3000.0)];
+    assert_eq!(met(A, &f), Some(false), "enters beyond the scope");
+}
+
+#[test]
+fn an_unknown_receiving_water_leaves_condition_a_and_its_consequences_undetermined() {
+    let mut f = base();
+    f.water.entry.rule = EntryRule::None;
+    f.water.names.clear();
+    let a = check(RuleId::ConditionA, &f, &r());
+    assert_eq!(a.met, None);
+    assert!(
+        a.missing.iter().any(|m| m.contains("outfall point")),
+        "{:?}",
+        a.missing
+    );
+    assert_eq!(met(RuleId::SwpppPreparer, &f), None);
+    assert_eq!(met(RuleId::ReceivingWaters, &f), None);
+    // Condition C holds (2 acres), so a full SWPPP and inspections are required regardless.
+    assert_eq!(met(RuleId::SwpppFull, &f), Some(true));
+    assert_eq!(met(RuleId::Inspections, &f), Some(true));
+}
+
+#[test]
+fn inspections_only_under_a_b_or_c_and_with_the_laws_schedule() {
+    let mut lot = acres(base(), 0.6);
+    lot.claims.common_plan = true;
+    assert_eq!(met(RuleId::LandDevelopmentActivity, &lot), Some(true));
+    assert_eq!(
+        met(RuleId::Inspections, &lot),
+        Some(false),
+        "a 0.6-acre lot: no A/B/C"
+    );
+    assert_eq!(met(RuleId::SwpppRequired, &lot), Some(true));
+    let d = check(RuleId::Inspections, &acres(base(), 1.0), &r());
+    assert_eq!(d.met, Some(true));
+    for words in [
+        "qualified professional",
+        "every 7 days",
+        "within 24 hours",
+        "0.5 inches",
+        "site logbook",
+    ] {
+        assert!(d.reason.contains(words), "{words}: {}", d.reason);
+    }
+}
+
+#[test]
+fn the_preparer_follows_condition_a() {
+    let mut f = base();
+    assert_eq!(met(RuleId::SwpppPreparer, &f), Some(false));
+    f.water.listed = vec![listed("L1", &["Sediment"], 0.0, true)];
+    let d = check(RuleId::SwpppPreparer, &f, &r());
+    assert_eq!(d.met, Some(true));
+    assert!(d
+        .reason
+        .contains("landscape architect, certified professional or professional engineer"));
+}
+
+#[test]
+fn an_active_site_without_a_recorded_approval_is_flagged() {
+    use RuleId::ActiveWithoutApproval as W;
+    let mut f = base();
+    assert_eq!(met(W, &f), Some(true));
+    f.claims.swppp_approval = Some("yes".into());
+    let d = check(W, &f, &r());
+    assert_eq!(d.met, Some(false));
+    assert!(
+        d.reason.contains("record its date or reference"),
+        "{}",
+        d.reason
+    );
+    f.claims.swppp_approval = None;
+    f.claims.status = Some("planned".into());
+    assert_eq!(met(W, &f), Some(false));
+}
+
+#[test]
+fn receiving_waters_are_named_and_a_nearest_water_is_called_a_guess() {
+    let f = base();
+    let d = check(RuleId::ReceivingWaters, &f, &r());
+    assert_eq!(d.met, Some(true));
+    assert!(
+        d.reason.contains("Mud Creek") && d.reason.contains("outfall point would make it certain"),
+        "{}",
+        d.reason
+    );
+    let mut o = base();
+    o.water.entry.rule = EntryRule::OutfallPoint;
+    o.water.entry.outfall = Some([-76.1, 43.1]);
+    let d = check(RuleId::ReceivingWaters, &o, &r());
+    assert!(
+        d.reason
+            .contains("outfall point (-76.10000, 43.10000) discharges to Mud Creek"),
+        "{}",
+        d.reason
+    );
+    assert!(!d.reason.contains("Assumed"));
+}
+
+#[test]
+fn the_rulebook_lists_every_rule_with_its_settings() {
+    let rows = law::rulebook(&r(), &Clauses::default());
+    let ids: Vec<&str> = rows.iter().map(|x| x.id).collect();
+    for want in [
+        "jurisdiction",
+        "exemption",
+        "land_development_activity",
+        "swppp_required",
+        "receiving_waters",
+        "five_acre_limit",
+        "phasing",
+        "condition_a",
+        "condition_b",
+        "condition_c",
+        "swppp_full",
+        "swppp_preparer",
+        "inspections",
+    ] {
+        assert!(ids.contains(&want), "{want}");
+    }
+    let a = rows.iter().find(|x| x.id == "condition_a").unwrap();
+    assert_eq!(a.settings["condition_a_causes"], "construction");
+    assert!(a.law.contains("pollutant of concern"));
+    let b = rows.iter().find(|x| x.id == "condition_b").unwrap();
+    assert_eq!(b.settings["condition_b_acres"], 5.0);
+    assert!(b.clause.contains("(7)(b)[2]"));
+}
