@@ -83,6 +83,7 @@ pub struct Rules {
     pub maintenance_max_acres: f64,
     /// The law's effective date, for the plat (5)(e) and building-permit (5)(f) exemptions.
     /// Effective "upon filing with the office of the Secretary of State" (10)(b): filed 2008-02-19.
+    #[serde(deserialize_with = "date_or_toml_date")]
     pub effective_date: chrono::NaiveDate,
     /// (9)(a)[2]: inspections at least this often, in days.
     pub inspection_interval_days: u32,
@@ -90,6 +91,24 @@ pub struct Rules {
     pub storm_threshold_in: f64,
     /// (9)(a)[2]: within this many hours after such a storm.
     pub storm_inspection_hours: u32,
+}
+
+/// A date written as TOML's own date (`2008-02-19`) or as a string (`"2008-02-19"`).
+fn date_or_toml_date<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<chrono::NaiveDate, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Text(String),
+        Toml(toml::value::Datetime),
+    }
+    let text = match Either::deserialize(d)? {
+        Either::Text(s) => s,
+        Either::Toml(t) => t.to_string(),
+    };
+    text.parse()
+        .map_err(|_| serde::de::Error::custom(format!("'{text}' is not a date (YYYY-MM-DD)")))
 }
 
 /// Which causes of a listed water count as a pollutant of concern for Condition A.

@@ -495,3 +495,35 @@ async fn static_files_are_confined_to_web() {
         assert!(!r.text().contains("[package]"), "{evil} leaked a file");
     }
 }
+
+#[tokio::test]
+async fn the_rulebook_and_tri_state_reports_are_served() {
+    let r = get("/rules").await;
+    assert_eq!(r.status, StatusCode::OK);
+    let v = r.json();
+    let ids = strings(&v["rules"], "id");
+    assert_eq!(ids.len(), 14);
+    assert!(ids.contains(&"condition_a") && ids.contains(&"inspections"));
+    assert!(v["rules"][0]["law"].as_str().unwrap().contains("(4)(a)"));
+
+    // S10: no water within the radius, so Condition A needs data, and says which.
+    let s10 = get("/sites/S10/report").await.json();
+    assert!(s10["conditions"]["A"].is_null());
+    let a = s10["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "condition_a")
+        .unwrap();
+    assert!(a["met"].is_null());
+    assert!(a["missing"][0].as_str().unwrap().contains("outfall point"));
+    let today = chrono::Local::now().date_naive().to_string();
+    assert_eq!(s10["data"]["generated"], today.as_str());
+
+    // S13 lies outside the town: the law does not apply, on the JSON and the printed page.
+    let s13 = get("/sites/S13/report").await.json();
+    assert_eq!(s13["conditions"]["in_jurisdiction"], false);
+    let html = get("/sites/S13/report.html").await.text();
+    assert!(html.contains("Outside the Town"), "{html}");
+    assert!(html.contains(&today));
+}
