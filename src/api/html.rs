@@ -166,19 +166,14 @@ fn inset_svg(st: &AppState, r: &Report) -> String {
         true,
         Some(&mine),
     );
-    if let Some(d) = cat.layer(Role::Disturbance) {
-        let sf = d.config.site_field.as_deref().unwrap_or("site_id");
-        for i in d.query(view) {
-            let f = &d.features[i];
-            if f.properties
-                .get(sf)
-                .and_then(crate::load::value_text)
-                .as_deref()
-                == Some(r.site.id.as_str())
-            {
-                write!(svg, "<path d=\"{}\" fill=\"#e8a33d\" fill-opacity=\"0.55\" stroke=\"#a0600a\" stroke-width=\"1\"/>", inset.geometry(&f.geometry, true)).ok();
-            }
-        }
+    // Every disturbance polygon of the site, from whichever disturbance layer holds it.
+    for &(li, i) in cat
+        .site(&r.site.id)
+        .map(|s| s.disturbance.as_slice())
+        .unwrap_or(&[])
+    {
+        let f = &cat.layers[li].features[i];
+        write!(svg, "<path d=\"{}\" fill=\"#e8a33d\" fill-opacity=\"0.55\" stroke=\"#a0600a\" stroke-width=\"1\"/>", inset.geometry(&f.geometry, true)).ok();
     }
     let bar_px = 200.0 * inset.scale;
     write!(svg, "<g font-size=\"10\" font-family=\"sans-serif\"><line x1=\"10\" y1=\"{y}\" x2=\"{x2:.1}\" y2=\"{y}\" stroke=\"#000\" stroke-width=\"2\"/><text x=\"10\" y=\"{ty}\">200 m</text><text x=\"{nx}\" y=\"16\">N ↑</text></g></svg>", y = INSET_PX - 12.0, x2 = 10.0 + bar_px, ty = INSET_PX - 16.0, nx = INSET_PX - 30.0).ok();

@@ -206,13 +206,13 @@ pub async fn search(
             results.push(json!({"kind": "site", "id": r.site.id, "label": format!("{} — {}", r.site.id, r.site.name.as_deref().unwrap_or("")), "bbox": r.site.bbox}));
         }
     }
-    if let Some(parcels) = st.catalog.layer(Role::Parcels) {
+    'parcels: for parcels in st.catalog.layers_of(Role::Parcels) {
         for f in &parcels.features {
             let name = parcels.name_of(f).unwrap_or_default();
             if f.id.to_lowercase().contains(&query) || name.to_lowercase().contains(&query) {
                 results.push(json!({"kind": "parcel", "id": f.id, "label": format!("{} {}", f.id, name), "bbox": bbox(&f.geometry)}));
                 if results.len() >= MAX {
-                    break;
+                    break 'parcels;
                 }
             }
         }
