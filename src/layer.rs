@@ -34,6 +34,7 @@ impl Layer {
                     path: loaded.source.path.clone(),
                     feature: f.id.clone(),
                     reason: "duplicate id; lookups by id return the last one".into(),
+                    site: None,
                 });
             }
         }

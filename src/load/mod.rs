@@ -45,6 +45,10 @@ pub struct LoadProblem {
     pub path: String,
     pub feature: String,
     pub reason: String,
+    /// For a disturbance feature: the site it belongs to (its `site_field` value), so the
+    /// site's report can say which of its inputs was refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
 }
 
 impl From<&Error> for LoadProblem {
@@ -58,11 +62,13 @@ impl From<&Error> for LoadProblem {
                 path: path.display().to_string(),
                 feature: feature.clone(),
                 reason: reason.clone(),
+                site: None,
             },
             other => LoadProblem {
                 path: String::new(),
                 feature: String::new(),
                 reason: other.to_string(),
+                site: None,
             },
         }
     }
