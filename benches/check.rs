@@ -150,5 +150,40 @@ fn networks(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bellingham, networks);
+/// `n` square phases of about 1 acre on a grid, each open 60 days and starting a day after the
+/// previous one, so about 60 phases are active on any date. With `overlap`, neighbours overlap.
+fn phased_plan(n: usize, overlap: bool) -> Vec<outfall::area::Phase> {
+    let side = if overlap { 0.0009 } else { 0.0007 };
+    let day0 = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+    (0..n)
+        .map(|i| {
+            let (x, y) = (-76.2 + (i % 40) as f64 * 0.0008, 43.1 + (i / 40) as f64 * 0.0008);
+            let start = day0 + chrono::Days::new(i as u64);
+            outfall::area::Phase {
+                name: i.to_string(),
+                start: Some(start),
+                end: Some(start + chrono::Days::new(60)),
+                polygons: vec![polygon![(x: x, y: y), (x: x + side, y: y), (x: x + side, y: y + side), (x: x, y: y + side)]],
+            }
+        })
+        .collect()
+}
+
+/// The peak-at-one-time sweep over 1,000 dated polygons (issue: it took 15 s).
+fn peak(c: &mut Criterion) {
+    let mut g = c.benchmark_group("peak");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    for overlap in [false, true] {
+        let plan = phased_plan(1000, overlap);
+        let name = if overlap {
+            "peak_1000_dated_overlapping"
+        } else {
+            "peak_1000_dated_disjoint"
+        };
+        g.bench_function(name, |b| b.iter(|| outfall::area::peak_at_one_time(&plan)));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bellingham, networks, peak);
 criterion_main!(benches);

@@ -19,17 +19,70 @@ pub fn polygons_of(g: &Geometry<f64>) -> Vec<Polygon<f64>> {
     }
 }
 
-/// Union of polygons. Every polygon is oriented first: `unary_union` takes its fill rule from
-/// the first ring, and mixed directions give wrong unions.
+/// Union of polygons. Polygons are grouped by overlapping envelopes and only groups of two
+/// or more are unioned: a single valid polygon needs no union, and i_overlay's cost grows
+/// steeply with vertex count (a valid 10,000-vertex star took minutes). Every polygon is
+/// oriented first: `unary_union` takes its fill rule from the first ring, and mixed directions
+/// give wrong unions.
 pub fn union<'a>(polys: impl IntoIterator<Item = &'a Polygon<f64>>) -> MultiPolygon<f64> {
     let oriented: Vec<Polygon<f64>> = polys
         .into_iter()
         .map(|p| p.orient(Direction::Default))
         .collect();
-    if oriented.is_empty() {
-        return MultiPolygon(Vec::new());
+    let mut out = Vec::with_capacity(oriented.len());
+    for group in overlapping_groups(&oriented) {
+        if let [one] = group.as_slice() {
+            out.push(oriented[*one].clone());
+        } else {
+            let members: Vec<Polygon<f64>> = group.iter().map(|&i| oriented[i].clone()).collect();
+            out.extend(unary_union(&members).orient(Direction::Default).0);
+        }
     }
-    unary_union(&oriented).orient(Direction::Default)
+    MultiPolygon(out)
+}
+
+/// Indices of polygons grouped so that polygons whose envelopes meet (directly or through
+/// others) share a group. Union-find over an R-tree of envelopes: O(n log n).
+fn overlapping_groups(polys: &[Polygon<f64>]) -> Vec<Vec<usize>> {
+    use geo::BoundingRect;
+    use rstar::primitives::{GeomWithData, Rectangle};
+    let rects: Vec<Option<Rectangle<[f64; 2]>>> = polys
+        .iter()
+        .map(|p| {
+            p.bounding_rect()
+                .map(|r| Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]))
+        })
+        .collect();
+    let tree = rstar::RTree::bulk_load(
+        rects
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.map(|r| GeomWithData::new(r, i)))
+            .collect(),
+    );
+    let mut parent: Vec<usize> = (0..polys.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for (i, r) in rects.iter().enumerate() {
+        let Some(r) = r else { continue };
+        for other in tree.locate_in_envelope_intersecting(&rstar::RTreeObject::envelope(r)) {
+            let (a, b) = (root(&mut parent, i), root(&mut parent, other.data));
+            if a != b {
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for i in 0..polys.len() {
+        let r = root(&mut parent, i);
+        groups.entry(r).or_default().push(i);
+    }
+    groups.into_values().collect()
 }
 
 /// Geodesic area in acres. A clockwise ring would give the rest of the Earth, so orient first.
@@ -92,8 +145,11 @@ pub fn phase_acres(phases: &[Phase]) -> Vec<PhaseAcres> {
         .collect()
 }
 
-/// The largest union area of phases active together. The active set only grows on a start
-/// date, so sweeping the start dates finds the peak.
+/// The largest union area of phases active together, and the first day it is reached. The
+/// active set only grows on a start date, so only start dates are candidates, and each has a
+/// distinct active set (a phase starts there). Each polygon's area is computed once; on each
+/// date only polygons that overlap another active one are unioned, so disjoint pieces (the
+/// usual phasing plan) cost a sum, not a union.
 pub fn peak_at_one_time(phases: &[Phase]) -> Peak {
     let mut starts: Vec<NaiveDate> = phases.iter().filter_map(|p| p.start).collect();
     starts.sort();
@@ -105,17 +161,39 @@ pub fn peak_at_one_time(phases: &[Phase]) -> Peak {
             date: None,
         };
     }
+    let polys: Vec<(usize, Polygon<f64>)> = phases
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| {
+            p.polygons
+                .iter()
+                .map(move |g| (i, g.orient(Direction::Default)))
+        })
+        .collect();
+    let areas: Vec<f64> = polys
+        .iter()
+        .map(|(_, p)| p.geodesic_area_unsigned() / SQ_M_PER_ACRE)
+        .collect();
     let mut best = Peak {
         acres: 0.0,
         date: None,
     };
     for day in starts {
-        let active: Vec<&Polygon<f64>> = phases
-            .iter()
-            .filter(|p| p.active_on(day))
-            .flat_map(|p| &p.polygons)
+        let active: Vec<usize> = (0..polys.len())
+            .filter(|&k| phases[polys[k].0].active_on(day))
             .collect();
-        let acres = area_acres(&union(active));
+        let members: Vec<Polygon<f64>> = active.iter().map(|&k| polys[k].1.clone()).collect();
+        let acres: f64 = overlapping_groups(&members)
+            .into_iter()
+            .map(|g| match g.as_slice() {
+                [one] => areas[active[*one]],
+                many => {
+                    let group: Vec<Polygon<f64>> =
+                        many.iter().map(|&i| members[i].clone()).collect();
+                    area_acres(&unary_union(&group))
+                }
+            })
+            .sum();
         if acres > best.acres + 1e-9 {
             best = Peak {
                 acres,

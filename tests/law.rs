@@ -25,6 +25,7 @@ fn base() -> Facts {
             overlaps: vec![],
             outside_parcels_acres: 0.0,
             polygons: 1,
+            refused: vec![],
         },
         jurisdiction: Jurisdiction {
             boundary_loaded: true,
@@ -641,4 +642,39 @@ fn the_rulebook_lists_every_rule_with_its_settings() {
     let b = rows.iter().find(|x| x.id == "condition_b").unwrap();
     assert_eq!(b.settings["condition_b_acres"], 5.0);
     assert!(b.clause.contains("(7)(b)[2]"));
+}
+
+#[test]
+fn a_refused_disturbance_polygon_leaves_acreage_findings_undetermined_not_changed() {
+    // 4.6 acres loaded; D04-2 was refused (a bow-tie), so the site may well be over 5 acres.
+    let mut f = acres(base(), 4.6);
+    f.acreage.refused = vec!["disturbance D04-2 (disturbance.geojson): self-intersection".into()];
+    for id in [
+        RuleId::ConditionB,
+        RuleId::ConditionC,
+        RuleId::FiveAcreLimit,
+        RuleId::Phasing,
+    ] {
+        let d = check(id, &f, &r());
+        assert_eq!(d.met, None, "{}", id.as_str());
+        assert!(
+            d.missing.iter().any(|m| m.contains("D04-2")),
+            "{}: {:?}",
+            id.as_str(),
+            d.missing
+        );
+    }
+    assert_eq!(
+        met(RuleId::LandDevelopmentActivity, &f),
+        Some(true),
+        "4.6 acres already decide it"
+    );
+    // What the refused polygon cannot undo stays decided.
+    let mut big = acres(base(), 8.5);
+    big.acreage.refused = f.acreage.refused.clone();
+    assert_eq!(met(RuleId::ConditionB, &big), Some(true));
+    assert_eq!(met(RuleId::FiveAcreLimit, &big), Some(true));
+    let mut small = acres(base(), 0.4);
+    small.acreage.refused = f.acreage.refused.clone();
+    assert_eq!(met(RuleId::LandDevelopmentActivity, &small), None);
 }

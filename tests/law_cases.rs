@@ -117,7 +117,7 @@ fn pond_case(with_stream_far_away: bool) -> Report {
         files.push((
             "flow.geojson",
             line_fc(&[(
-                r#"{"id":"R1","name":"Far Creek"}"#,
+                r#"{"id":"R1","name":"Far Creek","pwl":""}"#,
                 vec![(5000.0, 0.0), (5000.0, 900.0)],
             )]),
         ));

@@ -35,6 +35,9 @@ pub struct Acreage {
     pub overlaps: Vec<PhaseOverlap>,
     pub outside_parcels_acres: f64,
     pub polygons: usize,
+    /// Disturbance features of this site refused at load ("D04-2: self-intersection ..."):
+    /// the acres above may be short by their area.
+    pub refused: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -197,6 +200,19 @@ fn jurisdiction(catalog: &Catalog, footprint: Option<&Geometry<f64>>) -> Jurisdi
     j
 }
 
+/// The site's disturbance features that the loaders refused, with why.
+fn refused_inputs(catalog: &Catalog, subject: &Subject) -> Vec<String> {
+    if subject.kind != SubjectKind::Site {
+        return Vec::new();
+    }
+    catalog
+        .layers_of(Role::Disturbance)
+        .flat_map(|l| &l.problems)
+        .filter(|p| p.site.as_deref() == Some(subject.id.as_str()))
+        .map(|p| format!("disturbance {} ({}): {}", p.feature, p.path, p.reason))
+        .collect()
+}
+
 /// Gathers the facts of a subject from the loaded data set.
 pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
     let rules = &catalog.manifest.rules;
@@ -273,6 +289,7 @@ pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
         overlaps: area::overlapping_phases(&subject.phases),
         outside_parcels_acres: outside,
         polygons: polys.len(),
+        refused: refused_inputs(catalog, subject),
     };
     let water = water::gather(catalog, footprint.as_ref(), subject.outfall);
     Facts {

@@ -2,7 +2,7 @@
 //! definition of a land development activity, and the (7)(a) SWPPP requirement that follows.
 
 use super::exemptions::check_claim;
-use super::{acres, and3, assumed, Decision};
+use super::{acres, and3, assumed, refused, refused_note, Decision};
 use crate::config::Rules;
 use crate::facts::Facts;
 
@@ -90,6 +90,17 @@ pub fn land_development_activity(f: &Facts, r: &Rules) -> Decision {
             Some(true),
             format!("{pre}{} disturbed, below {} acre, but \"part of a larger common plan of development or sale\" (6).", acres(a.total_acres), r.land_development_acres),
         )
+    } else if !a.refused.is_empty() {
+        Decision::new(
+            None,
+            format!(
+                "{pre}{} disturbed, below the {} acre threshold.{}",
+                acres(a.total_acres),
+                r.land_development_acres,
+                refused_note(f)
+            ),
+        )
+        .missing(refused(f))
     } else {
         Decision::new(
             Some(false),

@@ -1,6 +1,8 @@
 //! (7)(b)[2] Conditions A, B and C.
 
-use super::{acres, and3, assumed, land_development_activity, or3, Decision};
+use super::{
+    acres, and3, assumed, land_development_activity, or3, refused, refused_note, Decision,
+};
 use crate::config::{CauseReading, Rules};
 use crate::facts::{EntryRule, Facts, Impaired};
 use crate::waters::causes_matching;
@@ -211,7 +213,15 @@ pub fn condition_b(f: &Facts, r: &Rules) -> Decision {
     } else {
         "disturbed"
     };
-    let met = and3(lda.met, Some(a >= r.condition_b_acres));
+    let short = !plan && !f.acreage.refused.is_empty();
+    let over = if a >= r.condition_b_acres {
+        Some(true)
+    } else if short {
+        None
+    } else {
+        Some(false)
+    };
+    let met = and3(lda.met, over);
     let reason = match met {
         Some(true) => format!(
             "{}{} {whose}: Condition B applies at {} acres or more.",
@@ -225,10 +235,25 @@ pub fn condition_b(f: &Facts, r: &Rules) -> Decision {
             acres(a),
             r.condition_b_acres
         ),
+        None if short => format!(
+            "{}{} {whose}, under {} acres.{}",
+            assumed(f),
+            acres(a),
+            r.condition_b_acres,
+            refused_note(f)
+        ),
         None => "The disturbed area is not recorded.".into(),
     };
+    let mut missing = lda.missing;
+    if short && over.is_none() {
+        for m in refused(f) {
+            if !missing.contains(&m) {
+                missing.push(m);
+            }
+        }
+    }
     Decision::new(met, reason)
-        .missing(lda.missing)
+        .missing(missing)
         .fact("acres", a)
         .fact("common_plan_acres_used", plan)
         .fact("threshold_acres", r.condition_b_acres)
@@ -252,8 +277,15 @@ pub fn condition_c(f: &Facts, r: &Rules) -> Decision {
         format!("{} disturbed", acres(a))
     };
     let excluded = c.single_family || c.agricultural;
-    let met = and3(lda.met, Some(in_range && !excluded));
-    let reason = if met.is_none() {
+    let short = !plan && !f.acreage.refused.is_empty() && !excluded;
+    let met = if short {
+        None
+    } else {
+        and3(lda.met, Some(in_range && !excluded))
+    };
+    let reason = if short {
+        format!("{pre}{whose}.{}", refused_note(f))
+    } else if met.is_none() {
         "The disturbed area is not recorded.".to_string()
     } else if !in_range {
         let note = if c.common_plan && !plan && a < r.land_development_acres {
@@ -272,8 +304,17 @@ pub fn condition_c(f: &Facts, r: &Rules) -> Decision {
     } else {
         format!("{pre}{whose}, within {range}, and not a single-family residence or agricultural property.")
     };
+    let mut missing = lda.missing;
+    if short {
+        missing.extend(
+            refused(f)
+                .into_iter()
+                .filter(|m| !missing.contains(m))
+                .collect::<Vec<_>>(),
+        );
+    }
     Decision::new(met, reason)
-        .missing(lda.missing)
+        .missing(missing)
         .fact("acres", a)
         .fact("common_plan_acres_used", plan)
         .fact("single_family", c.single_family)

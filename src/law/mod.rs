@@ -260,6 +260,27 @@ fn acres(a: f64) -> String {
     format!("{a:.2} acres")
 }
 
+/// What a refused disturbance feature leaves unknown, as missing facts.
+fn refused(f: &Facts) -> Vec<String> {
+    f.acreage
+        .refused
+        .iter()
+        .map(|r| format!("a valid {r}"))
+        .collect()
+}
+
+/// Why the acreage may be short, for a reason.
+fn refused_note(f: &Facts) -> String {
+    if f.acreage.refused.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Cannot decide from the acres alone: {} refused at load, so the disturbed area may be larger.",
+            f.acreage.refused.len()
+        )
+    }
+}
+
 /// "If the whole parcel were disturbed: " for a parcel checked before any plan exists.
 fn assumed(f: &Facts) -> &'static str {
     if f.acreage.whole_parcel {

@@ -3,7 +3,8 @@
 //! and inspections (9)(a)[2].
 
 use super::{
-    acres, and3, assumed, condition_a, condition_b, condition_c, or3, swppp_required, Decision,
+    acres, and3, assumed, condition_a, condition_b, condition_c, or3, refused, refused_note,
+    swppp_required, Decision,
 };
 use crate::config::Rules;
 use crate::facts::{EntryRule, Facts};
@@ -96,7 +97,19 @@ pub fn five_acre_limit(f: &Facts, r: &Rules) -> Decision {
         .unwrap_or_default();
     let pre = assumed(f);
     let undated = !a.undated_phases.is_empty() && a.phases.len() > 1;
-    let d = if !over {
+    let short = !a.refused.is_empty() && approval.is_none() && required.met != Some(false);
+    let d = if !over && short {
+        Decision::new(
+            None,
+            format!(
+                "{pre}Peak disturbed at one time is {}{when}, within the {} acre limit.{}",
+                acres(a.peak_acres),
+                r.max_disturbed_at_once_acres,
+                refused_note(f)
+            ),
+        )
+        .missing(refused(f))
+    } else if !over {
         Decision::new(
             Some(false),
             format!(
@@ -129,7 +142,13 @@ pub fn five_acre_limit(f: &Facts, r: &Rules) -> Decision {
 /// date is read as the date it is stabilised.
 pub fn phasing(f: &Facts, _r: &Rules) -> Decision {
     let a = &f.acreage;
-    let d = if a.phases.len() < 2 {
+    let d = if !a.refused.is_empty() {
+        Decision::new(
+            None,
+            format!("The phases cannot be checked.{}", refused_note(f)),
+        )
+        .missing(refused(f))
+    } else if a.phases.len() < 2 {
         Decision::new(
             Some(false),
             if a.phases.is_empty() {
