@@ -1,0 +1,101 @@
+//! Invariants of the acreage on random polygons and phase plans (proptest): the union is no
+//! larger than the sum of its parts and no smaller than its largest part, the peak at one time
+//! never exceeds the total, and the acres outside the parcels lie between 0 and the total.
+
+mod common;
+
+use chrono::{Days, NaiveDate};
+use geo_types::{polygon, Geometry, Polygon};
+use outfall::area::{self, Phase};
+use outfall::load::Feature;
+use outfall::screening::{check, Subject};
+use outfall::Catalog;
+use proptest::prelude::*;
+
+/// A rectangle or a triangle of up to ~300 m near Clay, in lon/lat.
+fn shape() -> impl Strategy<Value = Polygon<f64>> {
+    (0.0..0.004f64, 0.0..0.004f64, 0.0002..0.004f64, 0.0002..0.003f64, any::<bool>()).prop_map(
+        |(x, y, w, h, tri)| {
+            let (x, y) = (-76.2 + x, 43.15 + y);
+            if tri {
+                polygon![(x: x, y: y), (x: x + w, y: y), (x: x + w / 2.0, y: y + h)]
+            } else {
+                polygon![(x: x, y: y), (x: x + w, y: y), (x: x + w, y: y + h), (x: x, y: y + h)]
+            }
+        },
+    )
+}
+
+fn plan() -> impl Strategy<Value = Vec<Phase>> {
+    prop::collection::vec((shape(), 0u64..200, 0u64..120, any::<bool>()), 1..12).prop_map(|v| {
+        let day0 = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (p, start, len, dated))| Phase {
+                name: i.to_string(),
+                start: dated.then(|| day0 + Days::new(start)),
+                end: dated.then(|| day0 + Days::new(start + len)),
+                polygons: vec![p],
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn union_lies_between_the_largest_part_and_the_sum(polys in prop::collection::vec(shape(), 1..15)) {
+        let each: Vec<f64> = polys.iter().map(|p| area::area_acres(&geo_types::MultiPolygon(vec![p.clone()]))).collect();
+        let u = area::area_acres(&area::union(&polys));
+        let sum: f64 = each.iter().sum();
+        let max = each.iter().cloned().fold(0.0, f64::max);
+        prop_assert!(u <= sum * (1.0 + 1e-9) + 1e-9, "union {u} > sum {sum}");
+        prop_assert!(u >= max * (1.0 - 1e-9) - 1e-9, "union {u} < largest {max}");
+    }
+
+    #[test]
+    fn peak_at_one_time_never_exceeds_the_total(phases in plan()) {
+        let all: Vec<&Polygon<f64>> = phases.iter().flat_map(|p| &p.polygons).collect();
+        let total = area::area_acres(&area::union(all));
+        let peak = area::peak_at_one_time(&phases);
+        prop_assert!(peak.acres <= total * (1.0 + 1e-9) + 1e-9, "peak {} > total {total}", peak.acres);
+        prop_assert!(peak.acres >= 0.0);
+    }
+}
+
+#[test]
+fn outside_parcels_is_between_zero_and_the_total() {
+    // Random parcels and random sites on one catalog: the report's numbers obey the bounds.
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(60));
+    let parcels: Vec<String> = (0..6)
+        .map(|i| {
+            let (x, y) = (-76.2 + (i % 3) as f64 * 0.0015, 43.15 + (i / 3) as f64 * 0.0015);
+            format!(
+                r#"{{"type":"Feature","properties":{{"PID":"P{i}"}},"geometry":{{"type":"Polygon","coordinates":[[[{x},{y}],[{},{y}],[{},{}],[{x},{}],[{x},{y}]]]}}}}"#,
+                x + 0.0014, x + 0.0014, y + 0.0014, y + 0.0014
+            )
+        })
+        .collect();
+    let fc = format!(r#"{{"type":"FeatureCollection","features":[{}]}}"#, parcels.join(","));
+    let dir = common::dataset(
+        "[[layer]]\nrole = \"parcels\"\npath = \"p.geojson\"\nid_field = \"PID\"\n",
+        &[("p.geojson", fc.as_bytes())],
+    );
+    let cat = Catalog::open(dir.path()).unwrap();
+    runner
+        .run(&prop::collection::vec(shape(), 1..6), |polys| {
+            let feats: Vec<Feature> = polys
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| Feature { id: i.to_string(), geometry: Geometry::Polygon(p), properties: Default::default() })
+                .collect();
+            let r = check(&cat, &Subject::ad_hoc("p", &feats, None));
+            let d = &r.disturbance;
+            prop_assert!(d.outside_parcels_acres >= 0.0);
+            prop_assert!(d.outside_parcels_acres <= d.total_acres + 1e-9, "{} > {}", d.outside_parcels_acres, d.total_acres);
+            prop_assert!(d.peak_acres <= d.total_acres + 1e-9);
+            Ok(())
+        })
+        .unwrap();
+}
