@@ -16,6 +16,7 @@ test: tools web
 	cargo fmt --check
 	cargo clippy --release --all-targets -- -D warnings
 	cargo test --release
+	./target/release/outfall validate --data data/clay --strict
 	$(MAKE) e2e
 
 tools:

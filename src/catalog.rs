@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 pub use crate::layer::{ImpairedTable, IndexEntry, Layer};
 use crate::load::{self, value_text, LoadProblem, Row, SourceInfo};
 use geo_types::{Geometry, Rect};
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
@@ -35,6 +36,9 @@ pub struct Catalog {
     pub hydro: Option<crate::waters::Hydro>,
     /// Listings matched to waterbodies, keyed by (layer, feature), with or without a network.
     pub waterbody_impairments: HashMap<(usize, usize), Vec<crate::waters::ImpairmentHit>>,
+    /// Problems with a site's own attributes found after every layer is read: a parcel id
+    /// no parcels layer holds, an outfall point outside the data set. Each names its site.
+    pub site_problems: Vec<LoadProblem>,
     site_index: HashMap<String, usize>,
 }
 
@@ -64,10 +68,12 @@ impl Catalog {
                         ),
                     });
                 }
+                check_inside(&manifest, cfg)?;
                 impaired_tables.push(read_impaired_table(&manifest.dir, cfg)?);
                 continue;
             }
-            let loaded = load::load_layer(&manifest.dir, cfg)?;
+            check_inside(&manifest, cfg)?;
+            let loaded = load::load_layer(&manifest.dir, cfg, manifest.max_rejected_share_of(cfg))?;
             let same = layers.iter().filter(|l| l.config.role == cfg.role).count();
             let collection_id = match same {
                 0 => cfg.role.as_str().to_string(),
@@ -84,21 +90,24 @@ impl Catalog {
             &waterbody_impairments,
             &manifest.rules,
         );
-        let sites = collect_sites(&layers);
+        let sites = collect_sites(&layers)?;
         let site_index = sites
             .iter()
             .enumerate()
             .map(|(i, s)| (s.id.clone(), i))
             .collect();
-        Ok(Catalog {
+        let mut catalog = Catalog {
             manifest,
             layers,
             impaired_tables,
             sites,
             hydro,
             waterbody_impairments,
+            site_problems: Vec::new(),
             site_index,
-        })
+        };
+        catalog.site_problems = check_sites(&catalog);
+        Ok(catalog)
     }
 
     /// Listings matched to a flowline (by its reach) or a waterbody feature.
@@ -157,10 +166,12 @@ impl Catalog {
             .collect()
     }
 
+    /// Every feature refused or flagged at load, then every site problem.
     pub fn problems(&self) -> Vec<LoadProblem> {
         self.layers
             .iter()
             .flat_map(|l| l.problems.iter().cloned())
+            .chain(self.site_problems.iter().cloned())
             .collect()
     }
 
@@ -175,6 +186,99 @@ impl Catalog {
     }
 }
 
+/// What `outfall validate` found: the errors that stop a load (every layer is tried, so
+/// each broken layer is named) and the problems a load would report.
+#[derive(Debug, Default, Serialize)]
+pub struct Validation {
+    pub errors: Vec<String>,
+    pub problems: Vec<LoadProblem>,
+    pub layers: usize,
+    pub features: usize,
+}
+
+impl Validation {
+    /// No errors (and, when `strict`, no problems either).
+    pub fn passes(&self, strict: bool) -> bool {
+        self.errors.is_empty() && (!strict || self.problems.is_empty())
+    }
+
+    /// One line per error and problem, then a summary line.
+    pub fn to_text(&self, data: &Path, strict: bool) -> String {
+        let mut out = String::new();
+        for e in &self.errors {
+            out += &format!("error: {e}\n");
+        }
+        let level = if strict { "error" } else { "warning" };
+        for p in &self.problems {
+            let site = p
+                .site
+                .as_deref()
+                .map(|s| format!(" (site {s})"))
+                .unwrap_or_default();
+            out += &format!(
+                "{level}: {}: feature {}{site}: {}\n",
+                p.path, p.feature, p.reason
+            );
+        }
+        out += &format!(
+            "{}: {} layer(s), {} feature(s) loaded; {} error(s), {} problem(s){}\n",
+            data.display(),
+            self.layers,
+            self.features,
+            self.errors.len(),
+            self.problems.len(),
+            if self.passes(strict) {
+                " — valid"
+            } else {
+                " — NOT valid"
+            }
+        );
+        out
+    }
+}
+
+/// Loads the data set in `dir` for `outfall validate`: each layer on its own so every
+/// broken layer is reported, then the whole catalog for the checks across layers.
+pub fn validate(dir: &Path) -> Validation {
+    let mut v = Validation::default();
+    let manifest = match Manifest::read(dir) {
+        Ok(m) => m,
+        Err(e) => {
+            v.errors.push(e.to_string());
+            return v;
+        }
+    };
+    v.layers = manifest.layers.len();
+    for cfg in &manifest.layers {
+        let is_table = cfg
+            .path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+        let result = check_inside(&manifest, cfg).and_then(|_| {
+            if is_table {
+                read_impaired_table(&manifest.dir, cfg).map(|_| ())
+            } else {
+                load::load_layer(&manifest.dir, cfg, manifest.max_rejected_share_of(cfg))
+                    .map(|_| ())
+            }
+        });
+        if let Err(e) = result {
+            v.errors.push(e.to_string());
+        }
+    }
+    if !v.errors.is_empty() {
+        return v;
+    }
+    match Catalog::load(manifest, &mut |_, _, _| {}) {
+        Ok(cat) => {
+            v.features = cat.layers.iter().map(|l| l.features.len()).sum();
+            v.problems = cat.problems();
+        }
+        Err(e) => v.errors.push(e.to_string()),
+    }
+    v
+}
+
 fn read_impaired_table(dir: &Path, cfg: &LayerConfig) -> Result<ImpairedTable> {
     let path = dir.join(&cfg.path);
     if !path.exists() {
@@ -185,13 +289,17 @@ fn read_impaired_table(dir: &Path, cfg: &LayerConfig) -> Result<ImpairedTable> {
     }
     let rows = load::read_table(&path)?;
     let key = cfg.id_field.as_deref().unwrap_or("id");
-    let mut columns: Vec<&str> = vec![key];
-    columns.extend(cfg.causes_field.as_deref());
+    let mut columns: Vec<(&str, &str)> = vec![("id_field", key)];
+    columns.extend(cfg.causes_field.as_deref().map(|c| ("causes_field", c)));
+    columns.extend(cfg.name_field.as_deref().map(|c| ("name_field", c)));
+    columns.extend(cfg.category_field.as_deref().map(|c| ("category_field", c)));
     if let Some(first) = rows.first() {
-        for c in columns {
+        for (k, c) in columns {
             if !first.contains_key(c) {
                 return Err(Error::MissingField {
                     path: path.clone(),
+                    role: cfg.role.as_str().into(),
+                    key: k.into(),
                     field: c.to_string(),
                     available: first.keys().cloned().collect::<Vec<_>>().join(", "),
                 });
@@ -221,10 +329,114 @@ fn read_impaired_table(dir: &Path, cfg: &LayerConfig) -> Result<ImpairedTable> {
     })
 }
 
-/// Sites from every sites layer (the first of a duplicated id wins), else the distinct
-/// `site_field` values of the disturbance layers; each with its polygons from every
-/// disturbance layer.
-fn collect_sites(layers: &[Layer]) -> Vec<Site> {
+/// Unless the manifest allows it, a layer's file must lie inside the data folder, also after
+/// following symbolic links.
+fn check_inside(manifest: &Manifest, cfg: &LayerConfig) -> Result<()> {
+    if manifest.allow_outside_paths {
+        return Ok(());
+    }
+    let path = manifest.dir.join(&cfg.path);
+    let outside = !crate::config::path_stays_inside(&cfg.path)
+        || match (path.canonicalize(), manifest.dir.canonicalize()) {
+            (Ok(file), Ok(dir)) => !file.starts_with(dir),
+            _ => false, // a missing file is reported by the loader
+        };
+    if outside {
+        return Err(Error::Manifest {
+            path: manifest.dir.join(crate::config::MANIFEST_FILE),
+            reason: format!(
+                "layer {} ({}): the path points outside the data folder; set `allow_outside_paths = true` at the top of the manifest to allow it",
+                cfg.role.as_str(),
+                cfg.path.display()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Checks each site's own attributes against the loaded data: every `parcel_ids` entry must
+/// be a parcel of some parcels layer, and an `outfall` must be a "lon,lat" point within
+/// `outfall_max_km` of the data set's extent.
+fn check_sites(catalog: &Catalog) -> Vec<LoadProblem> {
+    let mut out = Vec::new();
+    let parcels: Vec<&Layer> = catalog.layers_of(Role::Parcels).collect();
+    let extent = catalog.bbox();
+    let max_km = catalog.manifest.outfall_max_km;
+    for sl in catalog.layers_of(Role::Sites) {
+        let problem = |site: &str, reason: String| LoadProblem {
+            path: sl.source.path.clone(),
+            feature: site.to_string(),
+            reason,
+            site: Some(site.to_string()),
+        };
+        let parcel_col = sl.config.field("parcel_ids");
+        let outfall_col = sl.config.field("outfall");
+        for f in &sl.features {
+            if catalog
+                .site(&f.id)
+                .map(|s| s.boundary.is_none())
+                .unwrap_or(true)
+            {
+                continue;
+            }
+            if !parcels.is_empty() {
+                for pid in crate::subject::split_list(f.properties.get(parcel_col)) {
+                    if !parcels.iter().any(|l| l.get(&pid).is_some()) {
+                        out.push(problem(
+                            &f.id,
+                            format!("parcel_ids names '{pid}', which is not a parcel of any parcels layer"),
+                        ));
+                    }
+                }
+            }
+            let Some(text) = f.properties.get(outfall_col).and_then(value_text) else {
+                continue;
+            };
+            let Some(point) = crate::subject::parse_point(&text) else {
+                out.push(problem(
+                    &f.id,
+                    format!("outfall '{text}' is not a \"lon,lat\" point (WGS84 degrees)"),
+                ));
+                continue;
+            };
+            let Some(extent) = extent else { continue };
+            let km = km_outside(extent, point.x(), point.y());
+            if km > max_km {
+                let swapped = km_outside(extent, point.y(), point.x()) <= max_km;
+                out.push(problem(
+                    &f.id,
+                    if swapped {
+                        format!("outfall '{text}' lies outside the data set's extent; are lon and lat swapped?")
+                    } else {
+                        format!(
+                            "outfall '{text}' lies {km:.0} km outside the data set's extent (more than outfall_max_km = {max_km})"
+                        )
+                    },
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Great-circle distance in km from (lon, lat) to the nearest point of a lon/lat box (0 inside).
+fn km_outside(extent: Rect<f64>, lon: f64, lat: f64) -> f64 {
+    if !(-180.0..=180.0).contains(&lon) || !(-90.0..=90.0).contains(&lat) {
+        return f64::INFINITY;
+    }
+    let near_lon = lon.clamp(extent.min().x, extent.max().x);
+    let near_lat = lat.clamp(extent.min().y, extent.max().y);
+    let (p1, p2) = (lat.to_radians(), near_lat.to_radians());
+    let dp = p2 - p1;
+    let dl = (near_lon - lon).to_radians();
+    let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
+    2.0 * 6_371.008_8 * a.sqrt().min(1.0).asin()
+}
+
+/// Sites from every sites layer, else the distinct `site_field` values of the disturbance
+/// layers; each with its polygons from every disturbance layer. A site id in two sites
+/// layers is an error: which of its records is meant cannot be told.
+fn collect_sites(layers: &[Layer]) -> Result<Vec<Site>> {
     let mut by_site: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
     for (li, d) in layers.iter().enumerate() {
@@ -244,10 +456,18 @@ fn collect_sites(layers: &[Layer]) -> Vec<Site> {
         }
     }
     let mut sites: Vec<Site> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: HashMap<String, &str> = HashMap::new();
     for sl in layers.iter().filter(|l| l.config.role == Role::Sites) {
         for f in &sl.features {
-            if seen.insert(f.id.clone()) {
+            if let Some(other) = seen.insert(f.id.clone(), &sl.source.path) {
+                return Err(Error::layer_feature(
+                    &sl.source.path,
+                    "sites",
+                    f.id.clone(),
+                    format!("site id '{}' is also a site of {other}; site ids must be unique across sites layers", f.id),
+                ));
+            }
+            {
                 sites.push(Site {
                     id: f.id.clone(),
                     name: sl.name_of(f),
@@ -259,9 +479,9 @@ fn collect_sites(layers: &[Layer]) -> Vec<Site> {
         }
     }
     if !sites.is_empty() {
-        return sites;
+        return Ok(sites);
     }
-    order
+    Ok(order
         .into_iter()
         .map(|id| Site {
             disturbance: by_site.remove(&id).unwrap_or_default(),
@@ -270,5 +490,5 @@ fn collect_sites(layers: &[Layer]) -> Vec<Site> {
             attributes: Map::new(),
             boundary: None,
         })
-        .collect()
+        .collect())
 }

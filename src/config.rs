@@ -238,6 +238,10 @@ pub struct LayerConfig {
     pub category_field: Option<String>,
     pub pollutant_field: Option<String>,
     pub stormwater_field: Option<String>,
+    /// This layer's share of features that may be refused before the load fails (default: the
+    /// manifest's `max_rejected_share`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rejected_share: Option<f64>,
     /// Site-attribute column overrides: semantic name -> column (status, single_family, ...).
     #[serde(default)]
     pub fields: BTreeMap<String, String>,
@@ -265,12 +269,56 @@ pub struct Manifest {
     pub clauses: Clauses,
     #[serde(default, rename = "layer")]
     pub layers: Vec<LayerConfig>,
+    /// Layer paths may point outside the data folder (absolute, or `..`) only when this is true.
+    #[serde(default)]
+    pub allow_outside_paths: bool,
+    /// The share of a layer's features that may be refused (bad geometry, wrong CRS) before
+    /// the load fails instead of going on without them. Per layer: `max_rejected_share`.
+    #[serde(default = "default_max_rejected_share")]
+    pub max_rejected_share: f64,
+    /// A site's `outfall` point must lie within this many km of the data set's extent.
+    #[serde(default = "default_outfall_max_km")]
+    pub outfall_max_km: f64,
     /// The folder the manifest was read from; layer paths are relative to it.
     #[serde(skip)]
     pub dir: PathBuf,
 }
 
+fn default_max_rejected_share() -> f64 {
+    0.05
+}
+
+fn default_outfall_max_km() -> f64 {
+    50.0
+}
+
+/// True when `path` (a manifest layer path) stays inside the data folder: relative, and
+/// never climbing above its start with `..`.
+pub fn path_stays_inside(path: &Path) -> bool {
+    use std::path::Component;
+    let mut depth: i64 = 0;
+    for c in path.components() {
+        match c {
+            Component::Prefix(_) | Component::RootDir => return false,
+            Component::ParentDir => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+        }
+    }
+    true
+}
+
 impl Manifest {
+    /// The share of `layer`'s features that may be refused before its load fails.
+    pub fn max_rejected_share_of(&self, layer: &LayerConfig) -> f64 {
+        layer.max_rejected_share.unwrap_or(self.max_rejected_share)
+    }
+
     /// Reads `DIR/outfall.toml` (or the file itself when given a path to a `.toml`).
     pub fn read(dir_or_file: &Path) -> Result<Manifest> {
         let file = if dir_or_file.is_dir() {
@@ -318,7 +366,34 @@ impl Manifest {
         if !(0.0..=1.0).contains(&r.impaired_match_share) {
             return Err(bad("rules.impaired_match_share must be within 0..1".into()));
         }
+        for (name, v) in [
+            ("max_rejected_share", Some(self.max_rejected_share)),
+            ("outfall_max_km", Some(self.outfall_max_km)),
+        ]
+        .into_iter()
+        .chain(
+            self.layers
+                .iter()
+                .map(|l| ("layer max_rejected_share", l.max_rejected_share)),
+        ) {
+            let Some(v) = v else { continue };
+            if !v.is_finite() || v < 0.0 || (name.ends_with("share") && v > 1.0) {
+                let range = if name.ends_with("share") {
+                    "a share within 0..1"
+                } else {
+                    "a number >= 0"
+                };
+                return Err(bad(format!("{name} must be {range}, got {v}")));
+            }
+        }
         for l in &self.layers {
+            if !self.allow_outside_paths && !path_stays_inside(&l.path) {
+                return Err(bad(format!(
+                    "layer {} ({}): the path points outside the data folder; set `allow_outside_paths = true` at the top of the manifest to allow it",
+                    l.role.as_str(),
+                    l.path.display()
+                )));
+            }
             let needs_id = !matches!(l.role, Role::Disturbance | Role::Boundary);
             if needs_id && l.id_field.is_none() {
                 return Err(bad(format!(

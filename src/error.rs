@@ -29,9 +29,13 @@ pub enum Error {
         feature: String,
         reason: String,
     },
-    #[error("{path}: field '{field}' not found (available: {available})")]
+    #[error("{path}: {role} layer: {key} '{field}' is not a column of the file (available: {available})")]
     MissingField {
         path: PathBuf,
+        /// The layer's role ("parcels").
+        role: String,
+        /// The manifest key that names the column ("site_field").
+        key: String,
         field: String,
         available: String,
     },
@@ -55,6 +59,29 @@ impl Error {
         Error::Format {
             path: path.into(),
             reason: reason.into(),
+        }
+    }
+
+    /// A structural problem with a whole layer: "FILE: ROLE layer: REASON".
+    pub fn layer(path: impl Into<PathBuf>, role: &str, reason: impl std::fmt::Display) -> Self {
+        Error::Format {
+            path: path.into(),
+            reason: format!("{role} layer: {reason}"),
+        }
+    }
+
+    /// A problem with one feature that makes the whole layer unusable (a duplicate id):
+    /// "FILE: feature ID: ROLE layer: REASON".
+    pub fn layer_feature(
+        path: impl Into<PathBuf>,
+        role: &str,
+        feature: impl Into<String>,
+        reason: impl std::fmt::Display,
+    ) -> Self {
+        Error::Feature {
+            path: path.into(),
+            feature: feature.into(),
+            reason: format!("{role} layer: {reason}"),
         }
     }
 

@@ -66,6 +66,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Load a data set and list every error and problem in it; exits non-zero on an error.
+    Validate {
+        /// Data folder holding outfall.toml
+        #[arg(long)]
+        data: PathBuf,
+        /// Fail on problems (features refused or flagged) too, not only on errors
+        #[arg(long)]
+        strict: bool,
+    },
     /// List the sites of a data set.
     Sites {
         #[arg(long)]
@@ -179,6 +188,14 @@ fn main() -> anyhow::Result<()> {
                 }
             }
             emit(&text)
+        }
+        Command::Validate { data, strict } => {
+            let v = outfall::catalog::validate(&data);
+            emit(&v.to_text(&data, strict))?;
+            if !v.passes(strict) {
+                bail!("{} is not valid", data.display());
+            }
+            Ok(())
         }
         Command::Sites { data } => {
             let catalog = load(&data)?;

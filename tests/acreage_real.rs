@@ -13,10 +13,13 @@ fn bellingham_parcels_match_their_shape_area() {
         return;
     };
     let dir = dataset(
-        &layer_toml(
-            "parcels",
-            &path,
-            "id_field = \"LOC_ID\"\nname_field = \"SITE_ADDR\"\nclass_field = \"USE_CODE\"",
+        &format!(
+            "allow_outside_paths = true\n{}",
+            layer_toml(
+                "parcels",
+                &path,
+                "id_field = \"LOC_ID\"\nname_field = \"SITE_ADDR\"\nclass_field = \"USE_CODE\"",
+            )
         ),
         &[],
     );
@@ -75,7 +78,13 @@ fn syracuse_downtown_parcels_load_with_plausible_acres() {
     let Some(path) = real("syracuse-downtown-parcels/downtown_syracuse_parcels.geojson") else {
         return;
     };
-    let dir = dataset(&layer_toml("parcels", &path, "id_field = \"tax_id\""), &[]);
+    let dir = dataset(
+        &format!(
+            "allow_outside_paths = true\n{}",
+            layer_toml("parcels", &path, "id_field = \"tax_id\"")
+        ),
+        &[],
+    );
     let cat = Catalog::open(dir.path()).expect("Syracuse parcels load");
     let layer = cat.layer(Role::Parcels).expect("parcels");
     assert_eq!(layer.features.len() + layer.problems.len(), 389);

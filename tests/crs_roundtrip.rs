@@ -17,7 +17,10 @@ fn state_plane_shapefile_and_geojson_give_the_same_acres() {
         return;
     };
     let dir = dataset(
-        &common::layer_toml("parcels", &src, "id_field = \"tax_id\""),
+        &format!(
+            "allow_outside_paths = true\n{}",
+            common::layer_toml("parcels", &src, "id_field = \"tax_id\"")
+        ),
         &[],
     );
     let geo = Catalog::open(dir.path()).unwrap();

@@ -17,7 +17,7 @@ fn walker_catalog(rules: &str) -> Option<Catalog> {
     let lines = real("ca-303d-2014-2016/ca_303d_2014_2016_lines.geojson")?;
     let polys = real("ca-303d-2014-2016/ca_303d_2014_2016_polygons.geojson")?;
     let m = format!(
-        "[rules]\n{rules}\n\
+        "allow_outside_paths = true\n[rules]\n{rules}\n\
 [[layer]]\nrole = \"flowlines\"\npath = {:?}\nid_field = \"COMID\"\nname_field = \"GNIS_NAME\"\n\
 [[layer]]\nrole = \"waterbodies\"\npath = {:?}\nid_field = \"COMID\"\nname_field = \"GNIS_NAME\"\n\
 [[layer]]\nrole = \"impaired\"\npath = {:?}\nid_field = \"wbid\"\nname_field = \"wbname\"\ncauses_field = \"pollutant\"\ncategory_field = \"int_report\"\n\
@@ -240,7 +240,7 @@ fn attains_layers_load_with_causes_from_per_cause_columns() {
     for (rel, total, impaired) in files {
         let Some(path) = real(rel) else { return };
         let m = format!(
-            "[[layer]]\nrole = \"impaired\"\npath = {:?}\nid_field = \"assessmentunitidentifier\"\nname_field = \"assessmentunitname\"\ncauses_fields = [\"*\"]\ncause_value = \"Cause\"\ncategory_field = \"ircategory\"\n",
+            "allow_outside_paths = true\n[[layer]]\nrole = \"impaired\"\npath = {:?}\nid_field = \"assessmentunitidentifier\"\nname_field = \"assessmentunitname\"\ncauses_fields = [\"*\"]\ncause_value = \"Cause\"\ncategory_field = \"ircategory\"\n",
             path.display().to_string()
         );
         let dir = dataset(&m, &[]);

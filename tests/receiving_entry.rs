@@ -35,7 +35,7 @@ fn catchment_entry_follows_the_flow_not_the_nearest_line() {
         return;
     };
     let m = format!(
-        "[rules]\ntrace_limit_km = 500.0\n[[layer]]\nrole = \"flowlines\"\npath = {:?}\nid_field = \"COMID\"\nname_field = \"GNIS_NAME\"\n\
+        "allow_outside_paths = true\n[rules]\ntrace_limit_km = 500.0\n[[layer]]\nrole = \"flowlines\"\npath = {:?}\nid_field = \"COMID\"\nname_field = \"GNIS_NAME\"\n\
          [[layer]]\nrole = \"catchments\"\npath = {:?}\nid_field = \"FEATUREID\"\n",
         fl.display().to_string(),
         ca.display().to_string()

@@ -84,9 +84,186 @@ pub struct LoadedLayer {
 /// A table row (CSV) for impaired lists published without geometry.
 pub type Row = Map<String, Value>;
 
-/// Reads one layer of the manifest. `dir` is the manifest's folder.
-pub fn load_layer(dir: &Path, cfg: &LayerConfig) -> Result<LoadedLayer> {
+/// A feature a reader refused, with its attributes when they could be read (so a
+/// disturbance feature's site can be named).
+#[derive(Debug)]
+pub(crate) struct Refused {
+    pub feature: String,
+    pub reason: String,
+    pub properties: Option<Map<String, Value>>,
+}
+
+impl Refused {
+    pub(crate) fn new(feature: impl Into<String>, reason: impl Into<String>) -> Self {
+        Refused {
+            feature: feature.into(),
+            reason: reason.into(),
+            properties: None,
+        }
+    }
+}
+
+/// What a reader gives back: every feature in file order (loaded or refused), the CRS it was
+/// read in, and the file's columns.
+pub(crate) struct Raw {
+    pub items: Vec<std::result::Result<Feature, Refused>>,
+    pub crs: String,
+    pub columns: Vec<String>,
+}
+
+/// The manifest keys that name one column each, with the column they name.
+fn named_columns(cfg: &LayerConfig) -> Vec<(String, &str)> {
+    let mut out: Vec<(String, &str)> = [
+        ("id_field", &cfg.id_field),
+        ("name_field", &cfg.name_field),
+        ("class_field", &cfg.class_field),
+        ("site_field", &cfg.site_field),
+        ("phase_field", &cfg.phase_field),
+        ("start_field", &cfg.start_field),
+        ("end_field", &cfg.end_field),
+        ("join_field", &cfg.join_field),
+        ("causes_field", &cfg.causes_field),
+        ("category_field", &cfg.category_field),
+        ("pollutant_field", &cfg.pollutant_field),
+        ("stormwater_field", &cfg.stormwater_field),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.as_deref().map(|c| (k.to_string(), c)))
+    .collect();
+    for (semantic, column) in &cfg.fields {
+        out.push((format!("fields.{semantic}"), column.as_str()));
+    }
+    if let Some(cols) = &cfg.causes_fields {
+        out.extend(
+            cols.iter()
+                .filter(|c| c.as_str() != "*")
+                .map(|c| ("causes_fields".to_string(), c.as_str())),
+        );
+    }
+    out
+}
+
+/// Every column the manifest names must exist in the file (the .dbf header, or some
+/// feature's properties): a typo would otherwise read as "no value" for every feature.
+fn check_columns(path: &Path, cfg: &LayerConfig, columns: &[String]) -> Result<()> {
+    for (key, column) in named_columns(cfg) {
+        if !columns.iter().any(|c| c == column) {
+            return Err(Error::MissingField {
+                path: path.to_path_buf(),
+                role: cfg.role.as_str().into(),
+                key,
+                field: column.to_string(),
+                available: if columns.is_empty() {
+                    "none".into()
+                } else {
+                    columns.join(", ")
+                },
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The site a disturbance feature belongs to, when its attributes could be read.
+fn site_of(cfg: &LayerConfig, props: Option<&Map<String, Value>>) -> Option<String> {
+    if cfg.role != crate::config::Role::Disturbance {
+        return None;
+    }
+    props?.get(cfg.site_field.as_deref()?).and_then(value_text)
+}
+
+/// A start or end date as written, when it is not a date `area::parse_date` reads exactly.
+fn date_problem(key: &str, column: &str, v: &Value) -> Option<String> {
+    let text = value_text(v)?;
+    let trailing = text
+        .get(10..)
+        .is_some_and(|rest| !rest.is_empty() && !rest.starts_with(['T', ' ']));
+    let ok = crate::area::parse_date(&text).is_some() && !trailing;
+    (!ok).then(|| format!("{key} '{column}' holds '{text}', which is not a date (use YYYY-MM-DD)"))
+}
+
+/// Date checks for a disturbance feature that loads: each unreadable start or end, and an
+/// end before its start. The feature still loads; its site's findings that depend on dates
+/// can then be withheld.
+fn date_problems(cfg: &LayerConfig, f: &Feature) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut dates = [None, None];
+    for (slot, (key, column)) in [
+        ("start_field", &cfg.start_field),
+        ("end_field", &cfg.end_field),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let Some(column) = column.as_deref() else {
+            continue;
+        };
+        let Some(v) = f.properties.get(column) else {
+            continue;
+        };
+        match date_problem(key, column, v) {
+            Some(p) => out.push(p),
+            None => dates[slot] = value_text(v).and_then(|t| crate::area::parse_date(&t)),
+        }
+    }
+    if let [Some(start), Some(end)] = dates {
+        if end < start {
+            out.push(format!("end {end} is before start {start}"));
+        }
+    }
+    out
+}
+
+/// Sorts a reader's items into features and problems. Problems carry `label` (the path
+/// relative to the data folder, or an upload's name) and, for disturbance, the site.
+fn sort_items(
+    raw: Vec<std::result::Result<Feature, Refused>>,
+    cfg: &LayerConfig,
+    label: &str,
+) -> (Vec<Feature>, Vec<LoadProblem>, usize) {
+    let mut features = Vec::with_capacity(raw.len());
+    let mut problems = Vec::new();
+    let mut refused = 0;
+    for item in raw {
+        match item {
+            Ok(f) => {
+                let site = site_of(cfg, Some(&f.properties));
+                if cfg.role == crate::config::Role::Disturbance {
+                    for reason in date_problems(cfg, &f) {
+                        problems.push(LoadProblem {
+                            path: label.to_string(),
+                            feature: f.id.clone(),
+                            reason,
+                            site: site.clone(),
+                        });
+                    }
+                }
+                features.push(f);
+            }
+            Err(r) => {
+                refused += 1;
+                problems.push(LoadProblem {
+                    path: label.to_string(),
+                    site: site_of(cfg, r.properties.as_ref()),
+                    feature: r.feature,
+                    reason: r.reason,
+                });
+            }
+        }
+    }
+    (features, problems, refused)
+}
+
+/// Reasons that mean the coordinates are not in the CRS the layer says they are.
+fn is_crs_reason(reason: &str) -> bool {
+    reason.contains("not longitude/latitude") || reason.contains("reprojection from")
+}
+
+/// Reads one layer of the manifest. `dir` is the manifest's folder; more than
+/// `max_rejected_share` of the layer's features refused is an error, not a warning.
+pub fn load_layer(dir: &Path, cfg: &LayerConfig, max_rejected_share: f64) -> Result<LoadedLayer> {
     let path = dir.join(&cfg.path);
+    let role = cfg.role.as_str();
     if !path.exists() {
         return Err(Error::io(
             &path,
@@ -98,7 +275,7 @@ pub fn load_layer(dir: &Path, cfg: &LayerConfig) -> Result<LoadedLayer> {
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let (raw, crs) = match ext.as_str() {
+    let raw = match ext.as_str() {
         "shp" => shapefile::read(&path, cfg)?,
         "geojson" | "json" => geojson::read(&path, cfg)?,
         other => {
@@ -110,26 +287,81 @@ pub fn load_layer(dir: &Path, cfg: &LayerConfig) -> Result<LoadedLayer> {
             ))
         }
     };
-    let sha256 = hash_files(&path, &ext)?;
-    let mut features = Vec::with_capacity(raw.len());
-    let mut problems = Vec::new();
-    for item in raw {
-        match item {
-            Ok(f) => features.push(f),
-            Err(e) => problems.push(LoadProblem::from(&e)),
-        }
+    if raw.items.is_empty() {
+        return Err(Error::layer(&path, role, "the file has no features"));
     }
+    check_columns(&path, cfg, &raw.columns)?;
+    let sha256 = hash_files(&path, &ext)?;
+    let total = raw.items.len();
+    let label = cfg.path.display().to_string();
+    let (features, problems, refused) = sort_items(raw.items, cfg, &label);
+    if refused as f64 > max_rejected_share * total as f64 {
+        let refusals: Vec<&LoadProblem> = problems
+            .iter()
+            .filter(|p| {
+                !p.reason.contains("which is not a date") && !p.reason.contains("is before start")
+            })
+            .collect();
+        let crs_refusals = refusals.iter().filter(|p| is_crs_reason(&p.reason)).count();
+        let first = refusals
+            .first()
+            .map(|p| format!("; the first: feature {}: {}", p.feature, p.reason))
+            .unwrap_or_default();
+        let share = format!(
+            "{refused} of {total} features were refused, more than max_rejected_share = {max_rejected_share}"
+        );
+        let reason = if crs_refusals * 2 > refused {
+            format!(
+                "the coordinates are not where {} puts them ({share}); is the .prj or `crs` right?{first}",
+                raw.crs
+            )
+        } else {
+            format!("{share}{first}")
+        };
+        return Err(Error::layer(&path, role, reason));
+    }
+    check_unique_ids(&path, cfg, &features)?;
     Ok(LoadedLayer {
         source: SourceInfo {
-            role: cfg.role.as_str().into(),
-            path: cfg.path.display().to_string(),
+            role: role.into(),
+            path: label,
             sha256,
             features: features.len(),
-            crs,
+            crs: raw.crs,
         },
         features,
         problems,
     })
+}
+
+/// Features looked up by id (parcels, sites, the network) must have unique ids: a duplicate
+/// would make one of them unreachable. Listings, TMDL watersheds and boundaries are matched
+/// by geometry and may repeat an id across parts.
+fn check_unique_ids(path: &Path, cfg: &LayerConfig, features: &[Feature]) -> Result<()> {
+    use crate::config::Role;
+    let Some(id_field) = cfg.id_field.as_deref() else {
+        return Ok(());
+    };
+    if matches!(cfg.role, Role::Impaired | Role::Tmdl | Role::Boundary) {
+        return Ok(());
+    }
+    let mut seen: std::collections::HashMap<&str, usize> = Default::default();
+    for (i, f) in features.iter().enumerate() {
+        if let Some(first) = seen.insert(&f.id, i) {
+            return Err(Error::layer_feature(
+                path,
+                cfg.role.as_str(),
+                f.id.clone(),
+                format!(
+                    "duplicate id: loaded features {} and {} both have {id_field} '{}'; ids must be unique",
+                    first + 1,
+                    i + 1,
+                    f.id
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Shapefiles hash their .shp, .dbf and .prj together; other files hash alone.
@@ -242,7 +474,9 @@ pub(crate) fn check_geometry(geom: Geometry<f64>) -> std::result::Result<Geometr
 }
 
 /// Parses uploaded or ad-hoc GeoJSON (RFC 7946, WGS84) into checked features. `label` names
-/// the input in errors. Bad features come back as problems; no features at all is an error.
+/// the input in errors. Bad features (and unreadable or reversed dates) come back as
+/// problems; no features at all is an error. A legacy `crs` member may only be an EPSG code
+/// or an OGC URN.
 pub fn parse_geojson(text: &str, label: &str) -> Result<(Vec<Feature>, Vec<LoadProblem>)> {
     let cfg = LayerConfig {
         role: crate::config::Role::Disturbance,
@@ -262,16 +496,16 @@ pub fn parse_geojson(text: &str, label: &str) -> Result<(Vec<Feature>, Vec<LoadP
         category_field: None,
         pollutant_field: None,
         stormwater_field: None,
+        max_rejected_share: None,
         fields: Default::default(),
     };
-    let (items, _crs) = geojson::parse(text, Path::new(label), &cfg)?;
-    let mut features = Vec::new();
-    let mut problems = Vec::new();
-    for item in items {
-        match item {
-            Ok(f) => features.push(f),
-            Err(e) => problems.push(LoadProblem::from(&e)),
-        }
+    let raw = geojson::parse(text, Path::new(label), &cfg, true)?;
+    if raw.items.is_empty() {
+        return Err(Error::format(
+            label,
+            "the FeatureCollection has no features",
+        ));
     }
+    let (features, problems, _) = sort_items(raw.items, &cfg, label);
     Ok((features, problems))
 }

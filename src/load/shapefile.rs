@@ -1,14 +1,25 @@
 //! ESRI Shapefile layers: geometry from .shp/.shx, attributes from .dbf, CRS from .prj
 //! (or the manifest's `crs` when the .prj is missing).
+//!
+//! The three files are checked against each other before any shape is read: the .shp's
+//! length against its header, every record's length against the file, the .shx offsets
+//! against the records, and the .dbf record count against the shapes. Any disagreement is
+//! an error for the whole layer, because a misaligned file pairs attributes with the wrong
+//! shapes. Only then is each record read on its own, so one unreadable shape is refused and
+//! named while the rest load.
 
-use super::{check_geometry, feature_id, Feature, Reprojector};
+use super::{check_geometry, feature_id, Feature, Raw, Refused, Reprojector};
 use crate::config::LayerConfig;
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 use shapefile::dbase::FieldValue;
+use shapefile::ReadableShape;
 use std::path::Path;
 
-pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<(Vec<Result<Feature>>, String)> {
+const HEADER: usize = 100;
+
+pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
+    let role = cfg.role.as_str();
     for ext in ["shx", "dbf"] {
         let side = path.with_extension(ext);
         if !side.exists() {
@@ -30,20 +41,54 @@ pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<(Vec<Result<Feature
         }
     };
     let reproject = Reprojector::new(path, &crs)?;
-    let mut reader = shapefile::Reader::from_path(path)
-        .map_err(|e| Error::format(path, format!("cannot open shapefile: {e}")))?;
-    let mut out = Vec::new();
-    for (i, item) in reader.iter_shapes_and_records().enumerate() {
-        let (shape, record) = match item {
-            Ok(pair) => pair,
-            Err(e) => {
-                // A truncated or corrupt file cannot be read past this point.
-                out.push(Err(Error::feature(
-                    path,
+
+    let shx_path = path.with_extension("shx");
+    let dbf_path = path.with_extension("dbf");
+    let shp = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let shx = std::fs::read(&shx_path).map_err(|e| Error::io(&shx_path, e))?;
+    let dbf = std::fs::read(&dbf_path).map_err(|e| Error::io(&dbf_path, e))?;
+    let name = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let (shp_name, shx_name, dbf_name) = (name(path), name(&shx_path), name(&dbf_path));
+
+    let records = walk_shp(&shp, &shp_name).map_err(|r| Error::layer(path, role, r))?;
+    check_shx(&shx, &records, &shx_name, &shp_name).map_err(|r| Error::layer(path, role, r))?;
+    let table = dbf_header(&dbf, &dbf_name).map_err(|r| Error::layer(path, role, r))?;
+    if table.records != records.len() {
+        return Err(Error::layer(
+            path,
+            role,
+            format!(
+                "{dbf_name} has {} records but {shp_name} has {} shapes",
+                table.records,
+                records.len()
+            ),
+        ));
+    }
+
+    let mut dbf_reader = shapefile::dbase::Reader::new(std::io::Cursor::new(&dbf[..]))
+        .map_err(|e| Error::layer(path, role, format!("cannot read {dbf_name}: {e}")))?;
+    let mut attributes = dbf_reader.iter_records();
+    let mut items = Vec::with_capacity(records.len());
+    for (i, &(start, len)) in records.iter().enumerate() {
+        let record = match attributes.next() {
+            Some(Ok(r)) => r,
+            Some(Err(e)) => {
+                items.push(Err(Refused::new(
                     format!("#{}", i + 1),
-                    format!("unreadable record, file may be truncated or corrupt: {e}"),
+                    format!("record {} of {dbf_name} is unreadable: {e}", i + 1),
                 )));
-                break;
+                continue;
+            }
+            None => {
+                return Err(Error::layer(
+                    path,
+                    role,
+                    format!("{dbf_name} ends before record {}", i + 1),
+                ))
             }
         };
         let properties: Map<String, Value> = record
@@ -51,32 +96,211 @@ pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<(Vec<Result<Feature
             .map(|(k, v)| (k, field_json(v)))
             .collect();
         let id = feature_id(&properties, cfg.id_field.as_deref(), None, i);
-        out.push(convert(shape, id, properties, path, &reproject));
+        let content = &shp[start + 8..start + 8 + len];
+        let shape =
+            match shapefile::Shape::read_from(&mut std::io::Cursor::new(content), len as i32) {
+                Ok(s) => s,
+                Err(e) => {
+                    items.push(Err(Refused {
+                        feature: id,
+                        reason: format!(
+                            "record {} of {shp_name} (byte {start}) is corrupt: {}",
+                            i + 1,
+                            plain(&e)
+                        ),
+                        properties: Some(properties),
+                    }));
+                    continue;
+                }
+            };
+        items.push(convert(shape, id, properties, &reproject));
     }
-    Ok((out, reproject.crs.clone()))
+    Ok(Raw {
+        items,
+        crs: reproject.crs.clone(),
+        columns: table.columns,
+    })
+}
+
+/// A shapefile crate error in plain words (never Rust debug text).
+fn plain(e: &shapefile::Error) -> String {
+    use shapefile::Error as E;
+    match e {
+        E::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            "its content is shorter than its shape needs".into()
+        }
+        E::IoError(io) => io.to_string(),
+        E::InvalidShapeType(code) => format!("unknown shape type code {code}"),
+        E::MismatchShapeType { requested, actual } => {
+            format!("shape type {actual} where {requested} was expected")
+        }
+        E::InvalidShapeRecordSize => "its declared size is inconsistent".into(),
+        E::AllocationLimitExceeded { requested_bytes } => {
+            format!("it declares {requested_bytes} bytes of coordinates")
+        }
+        E::OrphanedInnerRing => "a hole comes before any outer ring".into(),
+        E::UnsupportedConversion => "this shape type cannot be used as geometry".into(),
+        E::InvalidFileCode(c) => format!("invalid file code {c}"),
+        _ => "unreadable shape".into(),
+    }
+}
+
+fn be_i32(b: &[u8], at: usize) -> Option<i32> {
+    b.get(at..at + 4)
+        .map(|s| i32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+/// Walks the .shp's records by their headers: (start byte, content bytes) of each. A file
+/// shorter than its header says, or a record running past the end, is an error naming it.
+fn walk_shp(shp: &[u8], name: &str) -> std::result::Result<Vec<(usize, usize)>, String> {
+    if shp.len() < HEADER {
+        return Err(format!(
+            "{name} is truncated: {} bytes, shorter than the 100-byte header",
+            shp.len()
+        ));
+    }
+    if be_i32(shp, 0) != Some(9994) {
+        return Err(format!("{name} is not a shapefile (bad file code)"));
+    }
+    let declared = be_i32(shp, 24).unwrap_or(0).max(0) as usize * 2;
+    if declared > shp.len() {
+        return Err(format!(
+            "{name} is truncated: its header says {declared} bytes but the file has {}",
+            shp.len()
+        ));
+    }
+    let end = declared.max(HEADER);
+    let mut out = Vec::new();
+    let mut pos = HEADER;
+    while pos < end {
+        let n = out.len() + 1;
+        if pos + 8 > end {
+            return Err(format!(
+                "{name} is truncated: record {n} at byte {pos} has no complete header"
+            ));
+        }
+        let words = be_i32(shp, pos + 4).unwrap_or(-1);
+        let len = usize::try_from(words).map(|w| w * 2).map_err(|_| {
+            format!("{name}: record {n} at byte {pos} declares a negative length ({words})")
+        })?;
+        if len < 4 {
+            return Err(format!(
+                "{name}: record {n} at byte {pos} declares {len} bytes, too short for a shape"
+            ));
+        }
+        if pos + 8 + len > end {
+            return Err(format!(
+                "{name}: record {n} at byte {pos} claims {len} bytes, which runs past the end of the file ({end} bytes)"
+            ));
+        }
+        out.push((pos, len));
+        pos += 8 + len;
+    }
+    Ok(out)
+}
+
+/// The .shx must index exactly the records of the .shp, at the bytes where they start.
+fn check_shx(
+    shx: &[u8],
+    records: &[(usize, usize)],
+    name: &str,
+    shp_name: &str,
+) -> std::result::Result<(), String> {
+    if shx.len() < HEADER || !(shx.len() - HEADER).is_multiple_of(8) {
+        return Err(format!(
+            "{name} is truncated or corrupt ({} bytes is not a 100-byte header plus 8 bytes per record)",
+            shx.len()
+        ));
+    }
+    let count = (shx.len() - HEADER) / 8;
+    if count != records.len() {
+        return Err(format!(
+            "{name} indexes {count} records but {shp_name} has {}",
+            records.len()
+        ));
+    }
+    for (i, &(start, _)) in records.iter().enumerate() {
+        let at = HEADER + i * 8;
+        let offset = be_i32(shx, at).unwrap_or(-1) as i64 * 2;
+        if offset != start as i64 {
+            return Err(format!(
+                "{name}: record {} points at byte {offset}, but record {} of {shp_name} starts at byte {start}",
+                i + 1,
+                i + 1
+            ));
+        }
+    }
+    Ok(())
+}
+
+struct DbfHeader {
+    records: usize,
+    columns: Vec<String>,
+}
+
+/// The .dbf's record count and column names, read from its header; a file shorter than its
+/// header promises is an error.
+fn dbf_header(dbf: &[u8], name: &str) -> std::result::Result<DbfHeader, String> {
+    let short = || format!("{name} is truncated or not a dBase file");
+    if dbf.len() < 32 {
+        return Err(short());
+    }
+    let records = u32::from_le_bytes([dbf[4], dbf[5], dbf[6], dbf[7]]) as usize;
+    let header_len = u16::from_le_bytes([dbf[8], dbf[9]]) as usize;
+    let record_len = u16::from_le_bytes([dbf[10], dbf[11]]) as usize;
+    let needed = header_len as u64 + records as u64 * record_len as u64;
+    if header_len < 33 || (dbf.len() as u64) < needed {
+        return Err(format!(
+            "{name} is truncated: its header promises {records} records ({needed} bytes) but the file has {}",
+            dbf.len()
+        ));
+    }
+    let mut columns = Vec::new();
+    let mut at = 32;
+    while at + 32 <= header_len && dbf.get(at) != Some(&0x0D) {
+        let raw = &dbf[at..at + 11];
+        let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+        columns.push(String::from_utf8_lossy(&raw[..end]).trim().to_string());
+        at += 32;
+    }
+    Ok(DbfHeader { records, columns })
 }
 
 fn convert(
     shape: shapefile::Shape,
     id: String,
     properties: Map<String, Value>,
-    path: &Path,
     reproject: &Reprojector,
-) -> Result<Feature> {
-    let bad = |reason: String| Error::feature(path, id.clone(), reason);
+) -> std::result::Result<Feature, Refused> {
+    let refuse = |reason: String, properties: Map<String, Value>| Refused {
+        feature: id.clone(),
+        reason,
+        properties: Some(properties),
+    };
     if matches!(shape, shapefile::Shape::NullShape) {
-        return Err(bad("null shape (no geometry)".into()));
+        return Err(refuse("null shape (no geometry)".into(), properties));
     }
-    let mut geom: geo_types::Geometry<f64> = shape
-        .try_into()
-        .map_err(|e| bad(format!("unreadable geometry: {e:?}")))?;
-    reproject.apply(&mut geom).map_err(&bad)?;
-    let geometry = check_geometry(geom).map_err(bad)?;
-    Ok(Feature {
-        id,
-        geometry,
-        properties,
-    })
+    let geom: std::result::Result<geo_types::Geometry<f64>, _> = shape.try_into();
+    let mut geom = match geom {
+        Ok(g) => g,
+        Err(e) => {
+            return Err(refuse(
+                format!("unreadable geometry: {}", plain(&e)),
+                properties,
+            ))
+        }
+    };
+    if let Err(r) = reproject.apply(&mut geom) {
+        return Err(refuse(r, properties));
+    }
+    match check_geometry(geom) {
+        Ok(geometry) => Ok(Feature {
+            id,
+            geometry,
+            properties,
+        }),
+        Err(r) => Err(refuse(r, properties)),
+    }
 }
 
 fn field_json(v: FieldValue) -> Value {
