@@ -836,3 +836,72 @@ fn validate_command_passes_the_demo_and_lists_every_error_and_problem() {
     assert!(text.contains("join_field 'PWL' is not a column"), "{text}");
     assert!(text.contains("2 error(s)"), "{text}");
 }
+
+#[test]
+fn corrupt_bytes_anywhere_in_a_record_never_panic() {
+    let c = Corpus::with(
+        "[[layer]]\nrole = \"parcels\"\npath = \"p.shp\"\nid_field = \"ID\"\ncrs = \"EPSG:4326\"\nmax_rejected_share = 1.0\n",
+        &[],
+    );
+    let square = |x: f64| {
+        geo_types::Polygon::new(
+            vec![
+                (x, 43.0),
+                (x + 0.001, 43.0),
+                (x + 0.001, 43.001),
+                (x, 43.001),
+            ]
+            .into(),
+            vec![],
+        )
+    };
+    let polys: Vec<_> = (0..3)
+        .map(|i| (format!("p{i}"), square(-76.3 + i as f64 * 0.01)))
+        .collect();
+    common::write_shp(&c.path("p.shp"), &polys, None);
+    let good = c.read("p.shp");
+    for at in 100..good.len() {
+        for byte in [0x00, 0x7F, 0xFF] {
+            let mut shp = good.clone();
+            shp[at] = byte;
+            c.write("p.shp", &shp);
+            // Ok or Err, never a panic; and never a silent empty layer.
+            if let Ok(cat) = c.open() {
+                let layer = cat.layer(Role::Parcels).unwrap();
+                assert_eq!(
+                    layer.features.len() + layer.problems.len(),
+                    3,
+                    "byte {at} = {byte}: {:?}",
+                    layer.problems
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_wrong_crs_that_still_gives_lon_lat_is_caught_by_its_area_of_use() {
+    // State-plane feet read as UTM zone 18N metres land in the Caribbean: valid lon/lat,
+    // nothing refused, every parcel in the wrong place.
+    let c = Corpus::demo();
+    c.manifest(|m| {
+        m.replacen(
+            "path = \"parcels.shp\"",
+            "path = \"parcels.shp\"\ncrs = \"EPSG:32618\"",
+            1,
+        )
+    });
+    let msg = c.err();
+    let head = format!(
+        "{}: parcels layer: the coordinates are not where EPSG:32618 puts them: ",
+        c.shown("parcels.shp")
+    );
+    assert!(
+        msg.starts_with(&head)
+            && msg.contains(" features lie outside its area of use (lon -78..-72, lat 0..84) (the first at lon -71.10, lat 10.39); is the .prj or `crs` right?"),
+        "{msg}"
+    );
+    // The right code loads.
+    c.manifest(|m| m.replacen("EPSG:32618", "EPSG:2261", 1));
+    c.open().expect("EPSG:2261 is right");
+}

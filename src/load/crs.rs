@@ -11,6 +11,9 @@ use std::path::Path;
 pub struct Reprojector {
     pub crs: String,
     proj: Option<Proj>,
+    /// Where the CRS is meant to be used (west, south, east, north in degrees), when PROJ
+    /// knows it (authority codes; an ESRI .prj usually carries none).
+    pub area_of_use: Option<[f64; 4]>,
 }
 
 /// Names that mean "already WGS84 lon/lat" (NAD83 geographic is within a metre of it; the
@@ -29,6 +32,7 @@ impl Reprojector {
         Reprojector {
             crs: "EPSG:4326".into(),
             proj: None,
+            area_of_use: None,
         }
     }
 
@@ -45,9 +49,16 @@ impl Reprojector {
                 crs: short(crs),
                 reason: e.to_string(),
             })?;
+        let area_of_use = Proj::new(&normalized)
+            .ok()
+            .and_then(|p| p.area_of_use().ok())
+            .and_then(|(a, _)| a)
+            .map(|a| [a.west, a.south, a.east, a.north])
+            .filter(|a| a.iter().all(|v| v.is_finite()) && a[0] <= a[2] && a[1] <= a[3]);
         Ok(Reprojector {
             crs: short(crs),
             proj: Some(proj),
+            area_of_use,
         })
     }
 

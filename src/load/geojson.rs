@@ -89,6 +89,7 @@ pub(super) fn parse(text: &str, path: &Path, cfg: &LayerConfig, upload: bool) ->
     Ok(Raw {
         items,
         crs: reproject.crs.clone(),
+        area_of_use: reproject.area_of_use,
         columns: columns.into_iter().collect(),
     })
 }

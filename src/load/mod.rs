@@ -108,6 +108,8 @@ impl Refused {
 pub(crate) struct Raw {
     pub items: Vec<std::result::Result<Feature, Refused>>,
     pub crs: String,
+    /// The CRS's area of use (west, south, east, north), when known.
+    pub area_of_use: Option<[f64; 4]>,
     pub columns: Vec<String>,
 }
 
@@ -320,6 +322,9 @@ pub fn load_layer(dir: &Path, cfg: &LayerConfig, max_rejected_share: f64) -> Res
         };
         return Err(Error::layer(&path, role, reason));
     }
+    if let Some(area) = raw.area_of_use {
+        check_area_of_use(&path, cfg, &raw.crs, area, &features, max_rejected_share)?;
+    }
     check_unique_ids(&path, cfg, &features)?;
     Ok(LoadedLayer {
         source: SourceInfo {
@@ -332,6 +337,47 @@ pub fn load_layer(dir: &Path, cfg: &LayerConfig, max_rejected_share: f64) -> Res
         features,
         problems,
     })
+}
+
+/// A wrong but valid CRS puts features somewhere else on Earth, all still lon/lat. When
+/// PROJ knows the CRS's area of use, more than `max_rejected_share` of the features lying
+/// more than a degree outside it is an error.
+fn check_area_of_use(
+    path: &Path,
+    cfg: &LayerConfig,
+    crs: &str,
+    [west, south, east, north]: [f64; 4],
+    features: &[Feature],
+    max_rejected_share: f64,
+) -> Result<()> {
+    const MARGIN: f64 = 1.0;
+    let outside = features
+        .iter()
+        .filter_map(|f| f.geometry.bounding_rect())
+        .filter(|r| {
+            r.max().x < west - MARGIN
+                || r.min().x > east + MARGIN
+                || r.max().y < south - MARGIN
+                || r.min().y > north + MARGIN
+        })
+        .count();
+    if features.is_empty() || outside as f64 <= max_rejected_share * features.len() as f64 {
+        return Ok(());
+    }
+    let at = features
+        .iter()
+        .filter_map(|f| f.geometry.bounding_rect())
+        .next()
+        .map(|r| format!(" (the first at lon {:.2}, lat {:.2})", r.min().x, r.min().y))
+        .unwrap_or_default();
+    Err(Error::layer(
+        path,
+        cfg.role.as_str(),
+        format!(
+            "the coordinates are not where {crs} puts them: {outside} of {} features lie outside its area of use (lon {west}..{east}, lat {south}..{north}){at}; is the .prj or `crs` right?",
+            features.len()
+        ),
+    ))
 }
 
 /// Features looked up by id (parcels, sites, the network) must have unique ids: a duplicate

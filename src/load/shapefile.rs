@@ -118,6 +118,7 @@ pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
     Ok(Raw {
         items,
         crs: reproject.crs.clone(),
+        area_of_use: reproject.area_of_use,
         columns: table.columns,
     })
 }
