@@ -89,6 +89,27 @@ enum Command {
         /// Folder of the web viewer
         #[arg(long, default_value = "web")]
         web: PathBuf,
+        /// Start of absolute links in API answers, e.g. https://maps.example.org/outfall
+        /// (default: http://<bind address>); the Host header is never used
+        #[arg(long)]
+        public_url: Option<String>,
+        /// Deadline of one check, tile or items page, in seconds (503 past it)
+        #[arg(long, default_value_t = 5.0)]
+        check_timeout_secs: f64,
+        /// Time a client has to send a request's headers, in seconds (then the connection
+        /// is closed); also the idle keep-alive time
+        #[arg(long, default_value_t = 10.0)]
+        header_timeout_secs: f64,
+        /// Time a client has to send an upload's body, in seconds (then 408)
+        #[arg(long, default_value_t = 30.0)]
+        body_timeout_secs: f64,
+        /// Most connections served at once; more wait until one closes
+        #[arg(long, default_value_t = 512)]
+        max_connections: usize,
+        /// Most POST /check computing at once; more answer 503 with Retry-After
+        /// (default: the number of CPUs)
+        #[arg(long)]
+        max_checks: Option<usize>,
     },
 }
 
@@ -212,30 +233,73 @@ fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Command::Serve { data, bind, web } => {
+        Command::Serve {
+            data,
+            bind,
+            web,
+            public_url,
+            check_timeout_secs,
+            header_timeout_secs,
+            body_timeout_secs,
+            max_connections,
+            max_checks,
+        } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
                     tracing_subscriber::EnvFilter::try_from_default_env()
                         .unwrap_or_else(|_| "outfall=info,tower_http=warn".into()),
                 )
                 .init();
+            let secs = |name: &str, v: f64| -> anyhow::Result<std::time::Duration> {
+                if !(v.is_finite() && v > 0.0 && v <= 86_400.0) {
+                    bail!("--{name} must be a number of seconds between 0 and 86400, not {v}");
+                }
+                Ok(std::time::Duration::from_secs_f64(v))
+            };
+            let mut limits = outfall::api::Limits {
+                work_timeout: secs("check-timeout-secs", check_timeout_secs)?,
+                body_timeout: secs("body-timeout-secs", body_timeout_secs)?,
+                ..Default::default()
+            };
+            if let Some(n) = max_checks {
+                limits.max_concurrent_checks = n.max(1);
+            }
+            let options = outfall::api::ServeOptions {
+                header_read_timeout: secs("header-timeout-secs", header_timeout_secs)?,
+                max_connections: max_connections.max(1),
+                ..Default::default()
+            };
             let catalog = Arc::new(load(&data)?);
-            let state = outfall::api::AppState::new(catalog, web);
+            let state = outfall::api::AppState::new(catalog, web).with_limits(limits);
             let rt = tokio::runtime::Runtime::new()?;
             rt.block_on(async move {
                 let listener = tokio::net::TcpListener::bind(&bind)
                     .await
                     .with_context(|| format!("cannot bind {bind}"))?;
+                let addr = listener.local_addr()?;
+                let public = match public_url {
+                    Some(u) => u,
+                    None if addr.ip().is_unspecified() => {
+                        eprintln!(
+                            "warning: bound to {addr}; links name http://localhost:{} — set --public-url to the address clients use",
+                            addr.port()
+                        );
+                        format!("http://localhost:{}", addr.port())
+                    }
+                    None => format!("http://{addr}"),
+                };
+                let state = state
+                    .with_public_url(&public)
+                    .map_err(|e| anyhow::anyhow!("--public-url: {e}"))?;
                 println!(
-                    "Outfall is serving {} at http://{}/",
+                    "Outfall is serving {} at http://{addr}/ (links: {})",
                     data.display(),
-                    listener.local_addr()?
+                    state.public_url
                 );
-                axum::serve(listener, outfall::api::app(state))
-                    .with_graceful_shutdown(async {
-                        tokio::signal::ctrl_c().await.ok();
-                    })
-                    .await?;
+                outfall::api::serve(listener, outfall::api::app(state), options, async {
+                    tokio::signal::ctrl_c().await.ok();
+                })
+                .await?;
                 Ok(())
             })
         }

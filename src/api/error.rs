@@ -1,7 +1,9 @@
 //! One error type for the HTTP layer: every core error maps to a status in one match, and
-//! answers `application/problem+json`. A 5xx is logged and never echoed to the client.
+//! answers `application/problem+json`. A 5xx is logged and never echoed to the client (a 503
+//! says only what the server decided: the deadline or the concurrency limit it enforced).
 
-use axum::http::{header, StatusCode};
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
@@ -9,8 +11,19 @@ use serde_json::json;
 pub enum ApiError {
     NotFound(String),
     BadRequest(String),
+    MethodNotAllowed(String),
+    /// The client did not send its upload in time (408); the connection is closed.
+    RequestTimeout(String),
+    /// The upload is over the size limit (413); the connection is closed.
     TooLarge(String),
+    UnsupportedMediaType(String),
     Unprocessable(String),
+    /// The server is at a limit it enforces: a deadline it cut, or a concurrency limit (503);
+    /// `retry_after_secs` sets `Retry-After`.
+    Unavailable {
+        detail: String,
+        retry_after_secs: Option<u64>,
+    },
     Internal(String),
 }
 
@@ -31,14 +44,65 @@ impl From<crate::Error> for ApiError {
     }
 }
 
+/// A path that does not fit its route's parameters (`/tiles/.../99999/...`) is the client's
+/// mistake; a route whose parameters do not match its handler is ours.
+impl From<PathRejection> for ApiError {
+    fn from(e: PathRejection) -> Self {
+        if e.status().is_client_error() {
+            ApiError::BadRequest(format!("path: {}", e.body_text()))
+        } else {
+            ApiError::Internal(e.body_text())
+        }
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(e: QueryRejection) -> Self {
+        if e.status().is_client_error() {
+            ApiError::BadRequest(format!("query string: {}", e.body_text()))
+        } else {
+            ApiError::Internal(e.body_text())
+        }
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        let mut retry_after = None;
+        let mut close = false;
         let (status, title, detail) = match self {
             ApiError::NotFound(d) => (StatusCode::NOT_FOUND, "Not Found", d),
             ApiError::BadRequest(d) => (StatusCode::BAD_REQUEST, "Bad Request", d),
-            ApiError::TooLarge(d) => (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large", d),
+            ApiError::MethodNotAllowed(d) => {
+                (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed", d)
+            }
+            ApiError::RequestTimeout(d) => {
+                close = true;
+                (StatusCode::REQUEST_TIMEOUT, "Request Timeout", d)
+            }
+            ApiError::TooLarge(d) => {
+                close = true;
+                (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large", d)
+            }
+            ApiError::UnsupportedMediaType(d) => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Unsupported Media Type",
+                d,
+            ),
             ApiError::Unprocessable(d) => {
                 (StatusCode::UNPROCESSABLE_ENTITY, "Unprocessable Content", d)
+            }
+            ApiError::Unavailable {
+                detail,
+                retry_after_secs,
+            } => {
+                tracing::warn!(detail = %detail, "service unavailable");
+                retry_after = retry_after_secs;
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "Service Unavailable",
+                    detail,
+                )
             }
             ApiError::Internal(d) => {
                 tracing::error!(detail = %d, "internal error");
@@ -55,12 +119,21 @@ impl IntoResponse for ApiError {
             "status": status.as_u16(),
             "detail": detail,
         });
-        (
+        let mut res = (
             status,
             [(header::CONTENT_TYPE, "application/problem+json")],
             body.to_string(),
         )
-            .into_response()
+            .into_response();
+        if let Some(s) = retry_after {
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(s));
+        }
+        if close {
+            res.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        res
     }
 }
 

@@ -1,11 +1,13 @@
 //! OGC API – Features, Part 1 Core with GeoJSON: landing page, conformance, collections and
 //! items, so QGIS and GDAL read every layer with no extra code.
 
+use super::extract::{Path, Query};
+use super::limits::{blocking, secs};
 use super::{ApiError, ApiResult, AppState};
 use crate::catalog::Layer;
 use crate::config::Role;
 use crate::load::{value_text, Feature};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -18,12 +20,22 @@ pub const DEFAULT_LIMIT: usize = 100;
 pub const MAX_LIMIT: usize = 10_000;
 const GEOJSON: &str = "application/geo+json";
 
-pub(super) fn base_url(headers: &HeaderMap) -> String {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost");
-    format!("http://{host}")
+/// The start of every absolute link: the configured public URL, never the Host header.
+pub(super) fn base_url(st: &AppState) -> String {
+    st.public_url.to_string()
+}
+
+/// A query value as it goes back into a link.
+fn encode_query_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b',' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 fn wants_json(headers: &HeaderMap, q: &HashMap<String, String>) -> bool {
@@ -45,14 +57,19 @@ pub async fn landing(
 ) -> Response {
     if !wants_json(&headers, &q) {
         return match tokio::fs::read_to_string(st.web_dir.join("index.html")).await {
-            Ok(html) => {
-                ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
-            }
+            Ok(html) => (
+                [
+                    (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                    (header::VARY, "Accept"),
+                ],
+                html,
+            )
+                .into_response(),
             Err(e) => ApiError::Internal(format!("viewer index.html: {e}")).into_response(),
         };
     }
-    let base = base_url(&headers);
-    Json(json!({
+    let base = base_url(&st);
+    let mut res = Json(json!({
         "title": format!("Outfall — {}", st.catalog.manifest.name),
         "description": "Stormwater review layers: parcels, disturbance, sites, streams, impaired waters and TMDL watersheds.",
         "links": [
@@ -62,7 +79,10 @@ pub async fn landing(
             {"href": format!("{base}/"), "rel": "alternate", "type": "text/html", "title": "Map viewer"}
         ]
     }))
-    .into_response()
+    .into_response();
+    res.headers_mut()
+        .insert(header::VARY, header::HeaderValue::from_static("Accept"));
+    res
 }
 
 pub async fn conformance() -> Json<Value> {
@@ -109,8 +129,8 @@ fn collection_json(layer: &Layer, base: &str) -> Value {
     })
 }
 
-pub async fn collections(State(st): State<AppState>, headers: HeaderMap) -> Json<Value> {
-    let base = base_url(&headers);
+pub async fn collections(State(st): State<AppState>) -> Json<Value> {
+    let base = base_url(&st);
     Json(json!({
         "links": [{"href": format!("{base}/collections"), "rel": "self", "type": "application/json"}],
         "collections": st.catalog.layers.iter().map(|l| collection_json(l, &base)).collect::<Vec<_>>()
@@ -126,9 +146,8 @@ pub(super) fn layer<'a>(st: &'a AppState, id: &str) -> ApiResult<&'a Layer> {
 pub async fn collection(
     State(st): State<AppState>,
     Path(id): Path<String>,
-    headers: HeaderMap,
 ) -> ApiResult<Json<Value>> {
-    Ok(Json(collection_json(layer(&st, &id)?, &base_url(&headers))))
+    Ok(Json(collection_json(layer(&st, &id)?, &base_url(&st))))
 }
 
 /// Properties served for a feature: the source attributes plus what Outfall worked out
@@ -189,7 +208,9 @@ pub(super) fn feature_json(st: &AppState, layer: &Layer, index: usize) -> Value 
     })
 }
 
-fn parse_bbox(s: &str) -> ApiResult<Rect<f64>> {
+/// A bbox as one rectangle, or two when it crosses the antimeridian (minlon > maxlon, as
+/// OGC API – Features says).
+fn parse_bbox(s: &str) -> ApiResult<Vec<Rect<f64>>> {
     let nums: Result<Vec<f64>, _> = s.split(',').map(|p| p.trim().parse::<f64>()).collect();
     let nums = nums.map_err(|_| {
         ApiError::BadRequest(format!("bbox '{s}' must be 4 comma-separated numbers"))
@@ -204,7 +225,6 @@ fn parse_bbox(s: &str) -> ApiResult<Rect<f64>> {
         }
     };
     if !(x0.is_finite() && y0.is_finite() && x1.is_finite() && y1.is_finite())
-        || x0 > x1
         || y0 > y1
         || y0 < -90.0
         || y1 > 90.0
@@ -213,10 +233,17 @@ fn parse_bbox(s: &str) -> ApiResult<Rect<f64>> {
             "bbox '{s}' is not minlon,minlat,maxlon,maxlat"
         )));
     }
-    Ok(Rect::new(
-        geo_types::coord! { x: x0, y: y0 },
-        geo_types::coord! { x: x1, y: y1 },
-    ))
+    let rect = |a: f64, b: f64| {
+        Rect::new(
+            geo_types::coord! { x: a, y: y0 },
+            geo_types::coord! { x: b, y: y1 },
+        )
+    };
+    Ok(if x0 > x1 {
+        vec![rect(x0, 180.0_f64.max(x0)), rect((-180.0_f64).min(x1), x1)]
+    } else {
+        vec![rect(x0, x1)]
+    })
 }
 
 fn parse_count(q: &HashMap<String, String>, key: &str, default: usize) -> ApiResult<usize> {
@@ -233,33 +260,59 @@ pub async fn items(
     State(st): State<AppState>,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
-    headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let layer = layer(&st, &id)?;
+    layer(&st, &id)?;
     let limit = parse_count(&q, "limit", DEFAULT_LIMIT)?;
     if limit == 0 {
         return Err(ApiError::BadRequest("limit must be at least 1".into()));
     }
     let limit = limit.min(MAX_LIMIT);
     let offset = parse_count(&q, "offset", 0)?;
-    let matched: Vec<usize> = match q.get("bbox") {
-        Some(b) => {
-            let rect = parse_bbox(b)?;
-            // A feature whose envelope lies inside the bbox needs no exact test.
-            let inside = |r: Rect<f64>| {
-                r.min().x >= rect.min().x
-                    && r.max().x <= rect.max().x
-                    && r.min().y >= rect.min().y
-                    && r.max().y <= rect.max().y
-            };
-            let mut v: Vec<usize> = layer
-                .query(rect)
-                .filter(|&i| {
+    let rects = q.get("bbox").map(|b| parse_bbox(b)).transpose()?;
+    let deadline = st.limits.work_timeout;
+    let body = blocking(
+        deadline,
+        move || items_page(&st, &id, rects, q.get("bbox"), limit, offset),
+        || ApiError::Unavailable {
+            detail: format!(
+                "the items page did not finish within {}; ask for a smaller limit or bbox",
+                secs(deadline)
+            ),
+            retry_after_secs: None,
+        },
+    )
+    .await?;
+    Ok(([(header::CONTENT_TYPE, GEOJSON)], body).into_response())
+}
+
+/// One page of items as GeoJSON text (CPU work: run on the blocking pool).
+fn items_page(
+    st: &AppState,
+    id: &str,
+    rects: Option<Vec<Rect<f64>>>,
+    bbox_text: Option<&String>,
+    limit: usize,
+    offset: usize,
+) -> ApiResult<String> {
+    let layer = layer(st, id)?;
+    let matched: Vec<usize> = match rects {
+        Some(rects) => {
+            let mut v: Vec<usize> = Vec::new();
+            for rect in rects {
+                // A feature whose envelope lies inside the bbox needs no exact test.
+                let inside = |r: Rect<f64>| {
+                    r.min().x >= rect.min().x
+                        && r.max().x <= rect.max().x
+                        && r.min().y >= rect.min().y
+                        && r.max().y <= rect.max().y
+                };
+                v.extend(layer.query(rect).filter(|&i| {
                     let g = &layer.features[i].geometry;
                     geo::BoundingRect::bounding_rect(g).is_some_and(inside) || g.intersects(&rect)
-                })
-                .collect();
+                }));
+            }
             v.sort_unstable();
+            v.dedup();
             v
         }
         None => (0..layer.features.len()).collect(),
@@ -268,12 +321,11 @@ pub async fn items(
         .iter()
         .skip(offset)
         .take(limit)
-        .map(|&i| feature_json(&st, layer, i))
+        .map(|&i| feature_json(st, layer, i))
         .collect();
-    let base = base_url(&headers);
-    let bbox_q = q
-        .get("bbox")
-        .map(|b| format!("&bbox={b}"))
+    let base = base_url(st);
+    let bbox_q = bbox_text
+        .map(|b| format!("&bbox={}", encode_query_value(b)))
         .unwrap_or_default();
     let href =
         |off: usize| format!("{base}/collections/{id}/items?limit={limit}&offset={off}{bbox_q}");
@@ -297,19 +349,18 @@ pub async fn items(
         "links": links,
         "features": page,
     });
-    Ok(([(header::CONTENT_TYPE, GEOJSON)], body.to_string()).into_response())
+    Ok(body.to_string())
 }
 
 pub async fn item(
     State(st): State<AppState>,
     Path((id, fid)): Path<(String, String)>,
-    headers: HeaderMap,
 ) -> ApiResult<Response> {
     let layer = layer(&st, &id)?;
     let index = layer.position(&fid).ok_or_else(|| {
         ApiError::NotFound(format!("feature '{fid}' not found in collection '{id}'"))
     })?;
-    let base = base_url(&headers);
+    let base = base_url(&st);
     let mut body = feature_json(&st, layer, index);
     body["links"] = json!([
         {"href": format!("{base}/collections/{id}/items/{fid}"), "rel": "self", "type": GEOJSON},

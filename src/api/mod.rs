@@ -1,33 +1,53 @@
 //! The HTTP server: a thin router over the core. `app(state)` is built once and used by both
-//! `main` and the tests. Every route is listed here, in one place.
+//! `main` (through `serve`) and the tests. Every route is listed here, in one place.
 
 mod error;
+mod extract;
 mod features;
 mod html;
+mod limits;
+mod serve;
 mod sites;
 mod tiles;
 
 pub use error::{ApiError, ApiResult};
+pub use limits::{Limits, DRAIN_MAX_BYTES, DRAIN_MAX_TIME, MAX_UPLOAD_VERTICES, UPLOAD_TYPES};
+pub use serve::{serve, ServeOptions};
 
 use crate::catalog::Catalog;
 use crate::report::Report;
 use crate::screening;
-use axum::extract::DefaultBodyLimit;
-use axum::http::{header, HeaderValue};
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use tokio::sync::Semaphore;
+use tower::ServiceExt;
 use tower_http::compression::CompressionLayer;
-use tower_http::services::ServeDir;
-use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
 
 /// Largest accepted `POST /check` body.
 pub const MAX_UPLOAD_BYTES: usize = 2 * 1024 * 1024;
 /// Largest number of features in one uploaded check.
 pub const MAX_UPLOAD_FEATURES: usize = 1000;
+
+/// The viewer's Content-Security-Policy: its own scripts and styles (inline styles for the
+/// printable report), MapLibre's blob: workers, data:/blob: images, a basemap over https:,
+/// and no framing by other sites.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+worker-src 'self' blob:; child-src 'self' blob:; style-src 'self' 'unsafe-inline'; \
+img-src 'self' data: blob: https:; font-src 'self' data:; connect-src 'self' https:; \
+object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
+
+/// Cache lifetime of a successful GET; errors and POST answers are never cached.
+const CACHE_OK: &str = "public, max-age=300";
 
 #[derive(Clone)]
 pub struct AppState {
@@ -36,9 +56,15 @@ pub struct AppState {
     /// Site reports, computed once at start-up: the data do not change while serving.
     pub reports: Arc<HashMap<String, Report>>,
     pub tile_cache: Arc<Mutex<tiles::TileCache>>,
+    pub limits: Limits,
+    /// Scheme, host and optional path prefix of absolute links (`--public-url`); never
+    /// taken from a request's Host header.
+    pub public_url: Arc<str>,
+    checks: Arc<Semaphore>,
 }
 
 impl AppState {
+    /// The state with default limits and links under `http://localhost`.
     pub fn new(catalog: Arc<Catalog>, web_dir: PathBuf) -> AppState {
         let reports = catalog
             .sites
@@ -49,19 +75,45 @@ impl AppState {
                     .map(|r| (s.id.clone(), r))
             })
             .collect();
+        let limits = Limits::default();
         AppState {
             catalog,
             web_dir,
             reports: Arc::new(reports),
             tile_cache: Arc::new(Mutex::new(tiles::TileCache::default())),
+            limits,
+            public_url: Arc::from("http://localhost"),
+            checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
         }
+    }
+
+    pub fn with_limits(mut self, limits: Limits) -> AppState {
+        self.checks = Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1)));
+        self.limits = limits;
+        self
+    }
+
+    /// Absolute links start with `url` (`http://` or `https://`, a host, an optional path
+    /// prefix; a trailing `/` is dropped).
+    pub fn with_public_url(mut self, url: &str) -> Result<AppState, String> {
+        let url = url.trim().trim_end_matches('/');
+        let uri: axum::http::Uri = url
+            .parse()
+            .map_err(|e| format!("public URL '{url}' is not a URL: {e}"))?;
+        let scheme_ok = matches!(uri.scheme_str(), Some("http") | Some("https"));
+        if !scheme_ok || uri.authority().is_none() || uri.query().is_some() {
+            return Err(format!(
+                "public URL '{url}' must be http(s)://host[:port][/prefix]"
+            ));
+        }
+        self.public_url = Arc::from(url);
+        Ok(self)
     }
 }
 
 /// Every route of the service.
 pub fn app(state: AppState) -> Router {
     let vendor = ServeDir::new(state.web_dir.join("node_modules/maplibre-gl/dist"));
-    let web = ServeDir::new(&state.web_dir);
     let api = Router::new()
         .route("/", get(features::landing))
         .route("/conformance", get(features::conformance))
@@ -83,19 +135,92 @@ pub fn app(state: AppState) -> Router {
         .route("/sites/{id}/report.html", get(sites::report_html))
         .route("/sites/{id}/trace", get(sites::trace))
         .route("/parcels/{id}/receiving-waters", get(sites::parcel_waters))
-        .route(
-            "/check",
-            post(sites::check).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
-        )
+        .route("/check", post(sites::check))
         .route("/search", get(sites::search))
         .route("/rules", get(sites::rules))
         .nest_service("/vendor/maplibre-gl", vendor)
-        .fallback_service(web)
+        .fallback(viewer_file)
         .with_state(state);
-    api.layer(SetResponseHeaderLayer::if_not_present(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=300"),
-    ))
-    .layer(CompressionLayer::new())
-    .layer(TraceLayer::new_for_http())
+    api.layer(middleware::from_fn(response_headers))
+        .layer(CompressionLayer::new())
+        .layer(TraceLayer::new_for_http())
+}
+
+/// A file of the viewer itself: one name directly in `web/` with a web extension — never
+/// `node_modules/`, `package*.json`, dot files or anything in a subfolder.
+fn is_viewer_file(name: &str) -> bool {
+    const EXTENSIONS: [&str; 8] = ["html", "js", "mjs", "css", "svg", "png", "ico", "woff2"];
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && name
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| EXTENSIONS.contains(&ext))
+}
+
+/// Everything no route claims: the viewer's own files, else a problem+json 404.
+async fn viewer_file(State(st): State<AppState>, req: Request) -> Response {
+    let name = req.uri().path().trim_start_matches('/').to_string();
+    if !is_viewer_file(&name) || !matches!(*req.method(), Method::GET | Method::HEAD) {
+        return ApiError::NotFound(format!("no resource at {}", req.uri().path())).into_response();
+    }
+    match ServeFile::new(st.web_dir.join(&name)).oneshot(req).await {
+        Ok(res) => res.map(Body::new),
+        Err(never) => match never {},
+    }
+}
+
+/// Headers on every answer: nosniff, the CSP, caching for successful GETs only (errors and
+/// POST answers are `no-store`). Bare error answers (an unknown path, a wrong method, a
+/// missing static file) become problem+json.
+async fn response_headers(req: Request, next: Next) -> Response {
+    let get_like = matches!(*req.method(), Method::GET | Method::HEAD);
+    let mut res = next.run(req).await;
+    let status = res.status();
+    if (status.is_client_error() || status.is_server_error())
+        && !res.headers().contains_key(header::CONTENT_TYPE)
+    {
+        let allow = res.headers().get(header::ALLOW).cloned();
+        let problem = match status {
+            StatusCode::NOT_FOUND => Some(ApiError::NotFound("no such resource".into())),
+            StatusCode::METHOD_NOT_ALLOWED => Some(ApiError::MethodNotAllowed(format!(
+                "this resource answers {}",
+                allow
+                    .as_ref()
+                    .and_then(|a| a.to_str().ok())
+                    .unwrap_or("other methods")
+            ))),
+            _ => None,
+        };
+        if let Some(p) = problem {
+            res = p.into_response();
+            if let Some(a) = allow {
+                res.headers_mut().insert(header::ALLOW, a);
+            }
+        }
+    }
+    let ok = res.status().is_success() || res.status() == StatusCode::NOT_MODIFIED;
+    let h = res.headers_mut();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    if get_like && ok {
+        if !h.contains_key(header::CACHE_CONTROL) {
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static(CACHE_OK));
+        }
+    } else {
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    res
 }

@@ -1,11 +1,13 @@
 //! Vector tiles per collection, encoded from the R-tree on first request and cached.
 
+use super::extract::Path;
 use super::features::{base_url, layer, served_properties};
+use super::limits::{blocking, secs};
 use super::{ApiError, ApiResult, AppState};
 use crate::tiles::{self as mvt, TileId};
 use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::State;
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Map, Value};
@@ -30,7 +32,7 @@ pub async fn tile(
         .trim_end_matches(".mvt")
         .parse()
         .map_err(|_| ApiError::BadRequest(format!("tile column '{x}' is not a number")))?;
-    let layer = layer(&st, &id)?;
+    layer(&st, &id)?;
     let tid = TileId::new(z.min(MAX_ZOOM + 1), x, y)
         .filter(|_| z <= MAX_ZOOM)
         .ok_or_else(|| {
@@ -47,27 +49,19 @@ pub async fn tile(
     let bytes = match cached {
         Some(b) => b,
         None => {
-            let rect = tid.bounds_with_buffer_lonlat(mvt::BUFFER_PX, mvt::EXTENT);
-            let hits: Vec<usize> = layer.query(rect).collect();
-            let props: Vec<Map<String, Value>> = hits
-                .iter()
-                .map(|&i| served_properties(&st, layer, i))
-                .collect();
-            let encoded = mvt::encode_layer(
-                tid,
-                &id,
-                hits.iter()
-                    .zip(&props)
-                    .map(|(&i, p)| (i as u64, &layer.features[i].geometry, p)),
+            let deadline = st.limits.work_timeout;
+            blocking(
+                deadline,
+                move || Ok(encode_and_cache(&st, &id, tid, key)),
+                || ApiError::Unavailable {
+                    detail: format!(
+                        "tile {z}/{y}/{x} did not finish within {}; zoom in",
+                        secs(deadline)
+                    ),
+                    retry_after_secs: None,
+                },
             )
-            .map(Bytes::from);
-            if let Ok(mut c) = st.tile_cache.lock() {
-                if c.tiles.len() >= CACHE_MAX_TILES {
-                    c.tiles.clear();
-                }
-                c.tiles.insert(key, encoded.clone());
-            }
-            encoded
+            .await?
         }
     };
     Ok(match bytes {
@@ -80,13 +74,43 @@ pub async fn tile(
     })
 }
 
+/// Encodes a tile (CPU work: run on the blocking pool) and caches it, empty or not.
+fn encode_and_cache(
+    st: &AppState,
+    id: &str,
+    tid: TileId,
+    key: (String, u8, u32, u32),
+) -> Option<Bytes> {
+    let layer = st.catalog.collection(id)?;
+    let rect = tid.bounds_with_buffer_lonlat(mvt::BUFFER_PX, mvt::EXTENT);
+    let hits: Vec<usize> = layer.query(rect).collect();
+    let props: Vec<Map<String, Value>> = hits
+        .iter()
+        .map(|&i| served_properties(st, layer, i))
+        .collect();
+    let encoded = mvt::encode_layer(
+        tid,
+        id,
+        hits.iter()
+            .zip(&props)
+            .map(|(&i, p)| (i as u64, &layer.features[i].geometry, p)),
+    )
+    .map(Bytes::from);
+    if let Ok(mut c) = st.tile_cache.lock() {
+        if c.tiles.len() >= CACHE_MAX_TILES {
+            c.tiles.clear();
+        }
+        c.tiles.insert(key, encoded.clone());
+    }
+    encoded
+}
+
 pub async fn tilejson(
     State(st): State<AppState>,
     Path(id): Path<String>,
-    headers: HeaderMap,
 ) -> ApiResult<Json<Value>> {
     let layer = layer(&st, &id)?;
-    let base = base_url(&headers);
+    let base = base_url(&st);
     let bounds = layer
         .bbox()
         .map(|r| vec![r.min().x, r.min().y, r.max().x, r.max().y]);

@@ -1,0 +1,187 @@
+//! What keeps one request from pinning a core or holding a connection: CPU work runs on
+//! tokio's blocking pool under a deadline, uploads are read under a deadline and a size
+//! limit, and an oversized upload is drained (boundedly) so the client reads its 413.
+
+use super::{ApiError, ApiResult, MAX_UPLOAD_BYTES};
+use axum::body::{Body, Bytes};
+use axum::http::{header, HeaderMap};
+use http_body_util::BodyExt;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Most coordinates (vertices, over every ring and feature) accepted in one uploaded check.
+pub const MAX_UPLOAD_VERTICES: usize = 100_000;
+/// After refusing an upload, the server reads and discards at most this much of its body
+/// (or for at most `DRAIN_MAX_TIME`) so that a client that sends its whole body before
+/// reading still reads the answer instead of a reset connection.
+pub const DRAIN_MAX_BYTES: u64 = 128 * 1024 * 1024;
+pub const DRAIN_MAX_TIME: Duration = Duration::from_secs(2);
+
+/// Per-request limits, set by `outfall serve` flags.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Deadline of CPU work: checks, tile encoding, items pages (`--check-timeout-secs`).
+    pub work_timeout: Duration,
+    /// Deadline for an upload's body to arrive (`--body-timeout-secs`).
+    pub body_timeout: Duration,
+    /// Most `POST /check` computing at once (`--max-checks`); more answer 503.
+    pub max_concurrent_checks: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            work_timeout: Duration::from_secs(5),
+            body_timeout: Duration::from_secs(30),
+            max_concurrent_checks: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
+        }
+    }
+}
+
+/// "5 s", "0.3 s".
+pub fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// Runs CPU work on the blocking pool under `deadline`. Past the deadline the answer is
+/// `on_timeout()`; the work cannot be interrupted, so it finishes in the background and its
+/// result is dropped with the task (whatever it holds, such as a concurrency permit, is
+/// released then). A panic in the work is a logged 500, never a crash.
+pub(super) async fn blocking<T, F>(
+    deadline: Duration,
+    work: F,
+    on_timeout: impl FnOnce() -> ApiError,
+) -> ApiResult<T>
+where
+    F: FnOnce() -> ApiResult<T> + Send + 'static,
+    T: Send + 'static,
+{
+    let handle = tokio::task::spawn_blocking(work);
+    match tokio::time::timeout(deadline, handle).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => Err(ApiError::Internal(format!("blocking task failed: {e}"))),
+        Err(_) => Err(on_timeout()),
+    }
+}
+
+fn too_large() -> ApiError {
+    ApiError::TooLarge(format!(
+        "the upload is larger than the {} MiB limit",
+        MAX_UPLOAD_BYTES / (1024 * 1024)
+    ))
+}
+
+/// The accepted upload media types (parameters such as `charset` are ignored).
+pub const UPLOAD_TYPES: [&str; 3] = ["application/geo+json", "application/json", "text/plain"];
+
+fn check_content_type(headers: &HeaderMap) -> ApiResult<()> {
+    let given = headers
+        .get(header::CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).to_string());
+    let essence = given
+        .as_deref()
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase());
+    match essence {
+        Some(t) if UPLOAD_TYPES.contains(&t.as_str()) => Ok(()),
+        _ => Err(ApiError::UnsupportedMediaType(format!(
+            "the upload's Content-Type is {}; send GeoJSON as application/geo+json (or application/json, text/plain)",
+            given.map(|g| format!("'{g}'")).unwrap_or_else(|| "missing".into())
+        ))),
+    }
+}
+
+/// Reads and discards what is left of a refused body, boundedly.
+async fn drain(mut body: Body) {
+    let until = Instant::now() + DRAIN_MAX_TIME;
+    let mut read = 0u64;
+    while read < DRAIN_MAX_BYTES {
+        match tokio::time::timeout_at(until, body.frame()).await {
+            Ok(Some(Ok(frame))) => {
+                read += frame.data_ref().map_or(0, |d| d.len() as u64);
+            }
+            _ => break,
+        }
+    }
+}
+
+/// The body of an upload: the right media type, at most `MAX_UPLOAD_BYTES`, arrived within
+/// `limits.body_timeout`. A refused body is drained first (unless the client asked
+/// `Expect: 100-continue` and so has not sent it).
+pub(super) async fn read_upload(
+    headers: &HeaderMap,
+    body: Body,
+    limits: &Limits,
+) -> ApiResult<Bytes> {
+    let waits_for_continue = headers
+        .get(header::EXPECT)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    let refuse = |body: Body, e: ApiError| async move {
+        if !waits_for_continue {
+            drain(body).await;
+        }
+        Err(e)
+    };
+    if let Err(e) = check_content_type(headers) {
+        return refuse(body, e).await;
+    }
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_UPLOAD_BYTES as u64) {
+        return refuse(body, too_large()).await;
+    }
+    let deadline = Instant::now() + limits.body_timeout;
+    let mut body = body;
+    let mut buf = Vec::with_capacity(declared.unwrap_or(0) as usize);
+    loop {
+        match tokio::time::timeout_at(deadline, body.frame()).await {
+            Err(_) => {
+                return Err(ApiError::RequestTimeout(format!(
+                    "the upload did not arrive within {} ({} bytes received)",
+                    secs(limits.body_timeout),
+                    buf.len()
+                )))
+            }
+            Ok(None) => break,
+            Ok(Some(Err(e))) => {
+                return Err(ApiError::BadRequest(format!(
+                    "the upload could not be read: {e}"
+                )))
+            }
+            Ok(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    if buf.len() + data.len() > MAX_UPLOAD_BYTES {
+                        return refuse(body, too_large()).await;
+                    }
+                    buf.extend_from_slice(data);
+                }
+            }
+        }
+    }
+    Ok(Bytes::from(buf))
+}
+
+/// The positions (vertices) of a GeoJSON text: every `[` directly followed by a number. A
+/// byte scan, cheap enough to run before any parsing (numbers in bracketed arrays under
+/// `properties` count too, which only errs on the safe side).
+pub fn count_vertices(text: &[u8]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while let Some(off) = text[i..].iter().position(|&b| b == b'[') {
+        i += off + 1;
+        let next = text[i..].iter().find(|b| !b.is_ascii_whitespace());
+        if next.is_some_and(|&b| b.is_ascii_digit() || b == b'-' || b == b'+' || b == b'.') {
+            n += 1;
+        }
+    }
+    n
+}
