@@ -80,6 +80,7 @@ fn base() -> Facts {
             plat_approved: None,
             building_permit_approved: None,
             parcel_ids: vec![],
+            unknown_parcels: vec![],
         },
         bbox: None,
     }
@@ -677,4 +678,17 @@ fn a_refused_disturbance_polygon_leaves_acreage_findings_undetermined_not_change
     let mut small = acres(base(), 0.4);
     small.acreage.refused = f.acreage.refused.clone();
     assert_eq!(met(RuleId::LandDevelopmentActivity, &small), None);
+}
+
+#[test]
+fn a_parcel_the_data_lacks_leaves_a_class_exclusion_open() {
+    let mut f = acres(base(), 2.0);
+    f.claims.unknown_parcels = vec!["020.-01-99.0".into()];
+    let d = check(RuleId::ConditionC, &f, &r());
+    assert_eq!(d.met, None);
+    assert!(d.missing[0].contains("020.-01-99.0"), "{:?}", d.missing);
+    // The site's own record settles it, whatever the parcels say.
+    f.claims.single_family = true;
+    f.claims.single_family_source = Some("site record".into());
+    assert_eq!(met(RuleId::ConditionC, &f), Some(false));
 }

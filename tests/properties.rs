@@ -14,16 +14,21 @@ use proptest::prelude::*;
 
 /// A rectangle or a triangle of up to ~300 m near Clay, in lon/lat.
 fn shape() -> impl Strategy<Value = Polygon<f64>> {
-    (0.0..0.004f64, 0.0..0.004f64, 0.0002..0.004f64, 0.0002..0.003f64, any::<bool>()).prop_map(
-        |(x, y, w, h, tri)| {
+    (
+        0.0..0.004f64,
+        0.0..0.004f64,
+        0.0002..0.004f64,
+        0.0002..0.003f64,
+        any::<bool>(),
+    )
+        .prop_map(|(x, y, w, h, tri)| {
             let (x, y) = (-76.2 + x, 43.15 + y);
             if tri {
                 polygon![(x: x, y: y), (x: x + w, y: y), (x: x + w / 2.0, y: y + h)]
             } else {
                 polygon![(x: x, y: y), (x: x + w, y: y), (x: x + w, y: y + h), (x: x, y: y + h)]
             }
-        },
-    )
+        })
 }
 
 fn plan() -> impl Strategy<Value = Vec<Phase>> {
@@ -77,7 +82,10 @@ fn outside_parcels_is_between_zero_and_the_total() {
             )
         })
         .collect();
-    let fc = format!(r#"{{"type":"FeatureCollection","features":[{}]}}"#, parcels.join(","));
+    let fc = format!(
+        r#"{{"type":"FeatureCollection","features":[{}]}}"#,
+        parcels.join(",")
+    );
     let dir = common::dataset(
         "[[layer]]\nrole = \"parcels\"\npath = \"p.geojson\"\nid_field = \"PID\"\n",
         &[("p.geojson", fc.as_bytes())],
@@ -88,12 +96,21 @@ fn outside_parcels_is_between_zero_and_the_total() {
             let feats: Vec<Feature> = polys
                 .into_iter()
                 .enumerate()
-                .map(|(i, p)| Feature { id: i.to_string(), geometry: Geometry::Polygon(p), properties: Default::default() })
+                .map(|(i, p)| Feature {
+                    id: i.to_string(),
+                    geometry: Geometry::Polygon(p),
+                    properties: Default::default(),
+                })
                 .collect();
             let r = check(&cat, &Subject::ad_hoc("p", &feats, None));
             let d = &r.disturbance;
             prop_assert!(d.outside_parcels_acres >= 0.0);
-            prop_assert!(d.outside_parcels_acres <= d.total_acres + 1e-9, "{} > {}", d.outside_parcels_acres, d.total_acres);
+            prop_assert!(
+                d.outside_parcels_acres <= d.total_acres + 1e-9,
+                "{} > {}",
+                d.outside_parcels_acres,
+                d.total_acres
+            );
             prop_assert!(d.peak_acres <= d.total_acres + 1e-9);
             Ok(())
         })

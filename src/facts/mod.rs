@@ -74,6 +74,9 @@ pub struct Claims {
     pub plat_approved: Option<NaiveDate>,
     pub building_permit_approved: Option<NaiveDate>,
     pub parcel_ids: Vec<String>,
+    /// Ids in the site's `parcel_ids` that no parcels layer holds: a parcel-class exclusion
+    /// (single-family, agricultural) cannot be settled without them.
+    pub unknown_parcels: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -272,6 +275,12 @@ pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
         plat_approved: date("plat_approved"),
         building_permit_approved: date("building_permit_approved"),
         parcel_ids: parcels.iter().map(|(_, p)| p.id.clone()).collect(),
+        unknown_parcels: subject
+            .parcel_ids
+            .iter()
+            .filter(|id| !parcels.iter().any(|(_, p)| &p.id == *id))
+            .cloned()
+            .collect(),
     };
     let acreage = Acreage {
         recorded: !polys.is_empty(),

@@ -278,13 +278,25 @@ pub fn condition_c(f: &Facts, r: &Rules) -> Decision {
     };
     let excluded = c.single_family || c.agricultural;
     let short = !plan && !f.acreage.refused.is_empty() && !excluded;
-    let met = if short {
+    // A parcel the site names but the data lacks could be the one that makes the site a
+    // single-family residence or agricultural property (the class must hold for all parcels).
+    let by_flag = |s: &Option<String>| s.as_deref() == Some("site record");
+    let class_open = !c.unknown_parcels.is_empty()
+        && in_range
+        && !by_flag(&c.single_family_source)
+        && !by_flag(&c.agricultural_source);
+    let met = if short || class_open {
         None
     } else {
         and3(lda.met, Some(in_range && !excluded))
     };
     let reason = if short {
         format!("{pre}{whose}.{}", refused_note(f))
+    } else if class_open {
+        format!(
+            "{pre}{whose}, within {range}, but the site names parcels the data lacks ({}), and their property class could exclude it as a single-family residence or agricultural property.",
+            c.unknown_parcels.join(", ")
+        )
     } else if met.is_none() {
         "The disturbed area is not recorded.".to_string()
     } else if !in_range {
@@ -305,6 +317,13 @@ pub fn condition_c(f: &Facts, r: &Rules) -> Decision {
         format!("{pre}{whose}, within {range}, and not a single-family residence or agricultural property.")
     };
     let mut missing = lda.missing;
+    if class_open {
+        missing.extend(
+            c.unknown_parcels
+                .iter()
+                .map(|p| format!("parcel {p} (named in parcel_ids, not in any parcels layer)")),
+        );
+    }
     if short {
         missing.extend(
             refused(f)
