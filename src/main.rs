@@ -4,7 +4,7 @@ use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use outfall::batch::{self, Row};
-use outfall::screening::{self, parse_point, Subject};
+use outfall::screening::{self, parse_point};
 use outfall::{Catalog, Manifest};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -174,7 +174,7 @@ fn main() -> anyhow::Result<()> {
                     .file_stem()
                     .and_then(|s| s.to_str())
                     .unwrap_or("ad-hoc");
-                screening::check(&catalog, &Subject::ad_hoc(id, &features, outfall_point))
+                screening::check_drawn(&catalog, id, &features, outfall_point)?
             } else {
                 bail!("give one of --site, --parcel, --geometry or --batch");
             };

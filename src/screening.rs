@@ -3,7 +3,7 @@
 
 use crate::area::{self, Phase};
 use crate::catalog::Catalog;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::facts::{self, Facts};
 use crate::law::{self, Finding, RuleId};
 use crate::report::{Conditions, DataInfo, Disturbance, Entry, Report, SiteInfo};
@@ -88,6 +88,64 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
             outfall_version: env!("CARGO_PKG_VERSION"),
         },
     }
+}
+
+/// Checks polygons drawn or uploaded by a user, after refusing what no real site can be:
+/// no polygon, a polygon spanning more than 180° of longitude (it crosses the antimeridian,
+/// or wraps the world, and its area would be the rest of the Earth), or a place farther than
+/// the manifest's `outfall_max_km` from the data set's extent.
+pub fn check_drawn(
+    catalog: &Catalog,
+    id: &str,
+    features: &[crate::load::Feature],
+    outfall: Option<geo_types::Point<f64>>,
+) -> Result<Report> {
+    use geo::BoundingRect;
+    if !features
+        .iter()
+        .any(|f| !area::polygons_of(&f.geometry).is_empty())
+    {
+        return Err(Error::Input(
+            "no Polygon or MultiPolygon; draw or upload the disturbed area".into(),
+        ));
+    }
+    for f in features {
+        if let Some(r) = f.geometry.bounding_rect() {
+            if r.width() > 180.0 {
+                return Err(Error::Input(format!(
+                    "feature {}: spans {:.1}° of longitude, so it crosses the antimeridian or wraps the world; split it at ±180° or check its coordinates",
+                    f.id,
+                    r.width()
+                )));
+            }
+        }
+    }
+    let max_km = catalog.manifest.outfall_max_km;
+    if let Some(extent) = catalog.bbox() {
+        let places = features
+            .iter()
+            .filter_map(|f| f.geometry.bounding_rect().map(|r| (f.id.clone(), r)))
+            .chain(outfall.map(|p| ("outfall".to_string(), geo_types::Rect::new(p.0, p.0))));
+        for (what, r) in places {
+            let km = km_between(extent, r);
+            if km > max_km {
+                return Err(Error::Input(format!(
+                    "{what} lies {km:.0} km from the data set (more than {max_km} km); check its coordinates (are longitude and latitude swapped?)"
+                )));
+            }
+        }
+    }
+    Ok(check(catalog, &Subject::ad_hoc(id, features, outfall)))
+}
+
+/// Shortest distance between two lon/lat boxes, in km (0 when they meet). Spherical, which
+/// is plenty for "is this anywhere near the data".
+fn km_between(a: geo_types::Rect<f64>, b: geo_types::Rect<f64>) -> f64 {
+    let gap = |lo1: f64, hi1: f64, lo2: f64, hi2: f64| (lo2 - hi1).max(lo1 - hi2).max(0.0);
+    let dlat = gap(a.min().y, a.max().y, b.min().y, b.max().y);
+    let lat = a.center().y.abs().max(b.center().y.abs()).min(89.0);
+    let dlon = gap(a.min().x, a.max().x, b.min().x, b.max().x) * lat.to_radians().cos();
+    111.195 * (dlat * dlat + dlon * dlon).sqrt()
 }
 
 /// The report of a site by id.

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// Most coordinates (vertices, over every ring and feature) accepted in one uploaded check.
-pub const MAX_UPLOAD_VERTICES: usize = 100_000;
+pub const MAX_UPLOAD_VERTICES: usize = 20_000;
 /// After refusing an upload, the server reads and discards at most this much of its body
 /// (or for at most `DRAIN_MAX_TIME`) so that a client that sends its whole body before
 /// reading still reads the answer instead of a reset connection.

@@ -7,7 +7,7 @@ use super::limits::{blocking, count_vertices, read_upload, secs, MAX_UPLOAD_VERT
 use super::{ApiError, ApiResult, AppState, MAX_UPLOAD_FEATURES};
 use crate::config::Role;
 use crate::report::Report;
-use crate::screening::{self, Subject};
+use crate::screening;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap};
@@ -185,18 +185,12 @@ pub async fn check(
                     features.len()
                 )));
             }
-            if !features
-                .iter()
-                .any(|f| !crate::area::polygons_of(&f.geometry).is_empty())
-            {
-                return Err(ApiError::Unprocessable(
-                    "upload: no Polygon or MultiPolygon; draw or upload the disturbed area".into(),
-                ));
-            }
-            Ok(screening::check(
-                &catalog,
-                &Subject::ad_hoc("upload", &features, None),
-            ))
+            // The core refuses what no site can be: no polygon, a polygon across the
+            // antimeridian, or a place far from the data set.
+            screening::check_drawn(&catalog, "upload", &features, None).map_err(|e| match e {
+                crate::Error::Input(m) => ApiError::Unprocessable(format!("upload: {m}")),
+                other => other.into(),
+            })
         },
         || ApiError::Unavailable {
             detail: format!(
