@@ -282,7 +282,12 @@ async fn an_upload_over_the_vertex_limit_is_refused_naming_the_limit() {
         "{}",
         r.text()
     );
-    assert!(r.detail().contains("at most 100000"), "{}", r.text());
+    assert!(
+        r.detail()
+            .contains(&format!("at most {MAX_UPLOAD_VERTICES}")),
+        "{}",
+        r.text()
+    );
 }
 
 // ---------------------------------------------------------------- 6. uploads
