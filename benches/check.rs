@@ -152,9 +152,9 @@ fn networks(c: &mut Criterion) {
     g.finish();
 }
 
-/// `n` square phases of about 1 acre on a grid, each open 60 days and starting a day after the
-/// previous one, so about 60 phases are active on any date. With `overlap`, neighbours overlap.
-fn phased_plan(n: usize, overlap: bool) -> Vec<outfall::area::Phase> {
+/// `n` square phases of about 1 acre on a grid, each starting a day after the previous one and
+/// open `days` days. With `overlap`, neighbours overlap.
+fn phased_plan(n: usize, overlap: bool, days: u64) -> Vec<outfall::area::Phase> {
     let side = if overlap { 0.0009 } else { 0.0007 };
     let day0 = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
     (0..n)
@@ -164,7 +164,7 @@ fn phased_plan(n: usize, overlap: bool) -> Vec<outfall::area::Phase> {
             outfall::area::Phase {
                 name: i.to_string(),
                 start: Some(start),
-                end: Some(start + chrono::Days::new(60)),
+                end: Some(start + chrono::Days::new(days)),
                 polygons: vec![polygon![(x: x, y: y), (x: x + side, y: y), (x: x + side, y: y + side), (x: x, y: y + side)]],
             }
         })
@@ -175,13 +175,12 @@ fn phased_plan(n: usize, overlap: bool) -> Vec<outfall::area::Phase> {
 fn peak(c: &mut Criterion) {
     let mut g = c.benchmark_group("peak");
     g.sample_size(10).measurement_time(Duration::from_secs(10));
-    for overlap in [false, true] {
-        let plan = phased_plan(1000, overlap);
-        let name = if overlap {
-            "peak_1000_dated_overlapping"
-        } else {
-            "peak_1000_dated_disjoint"
-        };
+    for (overlap, days, name) in [
+        (false, 60, "peak_1000_dated_disjoint_60d"),
+        (true, 60, "peak_1000_dated_overlapping_60d"),
+        (true, 5000, "peak_1000_dated_overlapping_all_open"),
+    ] {
+        let plan = phased_plan(1000, overlap, days);
         g.bench_function(name, |b| b.iter(|| outfall::area::peak_at_one_time(&plan)));
     }
     g.finish();

@@ -146,10 +146,10 @@ pub fn phase_acres(phases: &[Phase]) -> Vec<PhaseAcres> {
 }
 
 /// The largest union area of phases active together, and the first day it is reached. The
-/// active set only grows on a start date, so only start dates are candidates, and each has a
-/// distinct active set (a phase starts there). Each polygon's area is computed once; on each
-/// date only polygons that overlap another active one are unioned, so disjoint pieces (the
-/// usual phasing plan) cost a sum, not a union.
+/// active set only grows on a start date, so only start dates are candidates. The union is
+/// kept as disjoint pieces with their areas: while no phase has ended, each new polygon is
+/// unioned only with the pieces it overlaps; when one ends, the union is rebuilt from the
+/// active polygons, unioning only those that overlap (disjoint ones keep their cached area).
 pub fn peak_at_one_time(phases: &[Phase]) -> Peak {
     let mut starts: Vec<NaiveDate> = phases.iter().filter_map(|p| p.start).collect();
     starts.sort();
@@ -161,39 +161,39 @@ pub fn peak_at_one_time(phases: &[Phase]) -> Peak {
             date: None,
         };
     }
-    let polys: Vec<(usize, Polygon<f64>)> = phases
-        .iter()
-        .enumerate()
-        .flat_map(|(i, p)| {
-            p.polygons
-                .iter()
-                .map(move |g| (i, g.orient(Direction::Default)))
-        })
-        .collect();
-    let areas: Vec<f64> = polys
-        .iter()
-        .map(|(_, p)| p.geodesic_area_unsigned() / SQ_M_PER_ACRE)
-        .collect();
     let mut best = Peak {
         acres: 0.0,
         date: None,
     };
+    // Each polygon oriented, with its envelope and acres, once.
+    let oriented: Vec<Vec<Piece>> = phases
+        .iter()
+        .map(|p| {
+            p.polygons
+                .iter()
+                .filter_map(|g| piece(g.orient(Direction::Default)))
+                .collect()
+        })
+        .collect();
+    let mut pieces = Pieces::default();
+    let mut active = vec![false; phases.len()];
     for day in starts {
-        let active: Vec<usize> = (0..polys.len())
-            .filter(|&k| phases[polys[k].0].active_on(day))
-            .collect();
-        let members: Vec<Polygon<f64>> = active.iter().map(|&k| polys[k].1.clone()).collect();
-        let acres: f64 = overlapping_groups(&members)
-            .into_iter()
-            .map(|g| match g.as_slice() {
-                [one] => areas[active[*one]],
-                many => {
-                    let group: Vec<Polygon<f64>> =
-                        many.iter().map(|&i| members[i].clone()).collect();
-                    area_acres(&unary_union(&group))
+        let now: Vec<bool> = phases.iter().map(|p| p.active_on(day)).collect();
+        let ended = active.iter().zip(&now).any(|(was, is)| *was && !*is);
+        if ended {
+            let polys = (0..phases.len())
+                .filter(|&i| now[i])
+                .flat_map(|i| oriented[i].iter().cloned());
+            pieces = Pieces::rebuild(polys.collect());
+        } else {
+            for i in (0..phases.len()).filter(|&i| now[i] && !active[i]) {
+                for g in &oriented[i] {
+                    pieces.add(g.clone());
                 }
-            })
-            .sum();
+            }
+        }
+        active = now;
+        let acres = pieces.acres();
         if acres > best.acres + 1e-9 {
             best = Peak {
                 acres,
@@ -202,6 +202,72 @@ pub fn peak_at_one_time(phases: &[Phase]) -> Peak {
         }
     }
     best
+}
+
+/// A polygon with its envelope and acres.
+type Piece = (Polygon<f64>, geo_types::Rect<f64>, f64);
+
+fn piece(g: Polygon<f64>) -> Option<Piece> {
+    use geo::BoundingRect;
+    let r = g.bounding_rect()?;
+    let acres = g.geodesic_area_unsigned() / SQ_M_PER_ACRE;
+    Some((g, r, acres))
+}
+
+/// A union kept as disjoint pieces.
+#[derive(Default)]
+struct Pieces {
+    parts: Vec<Piece>,
+}
+
+impl Pieces {
+    /// From scratch: only pieces whose envelopes meet are unioned; the rest keep their acres.
+    fn rebuild(all: Vec<Piece>) -> Pieces {
+        let polys: Vec<Polygon<f64>> = all.iter().map(|(g, _, _)| g.clone()).collect();
+        let mut parts = Vec::with_capacity(all.len());
+        for group in overlapping_groups(&polys) {
+            match group.as_slice() {
+                [one] => parts.push(all[*one].clone()),
+                many => {
+                    let g: Vec<Polygon<f64>> = many.iter().map(|&i| polys[i].clone()).collect();
+                    parts.extend(
+                        unary_union(&g)
+                            .orient(Direction::Default)
+                            .0
+                            .into_iter()
+                            .filter_map(piece),
+                    );
+                }
+            }
+        }
+        Pieces { parts }
+    }
+
+    fn add(&mut self, new: Piece) {
+        use geo::Intersects;
+        let rect = new.1;
+        let (touching, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.parts)
+            .into_iter()
+            .partition(|(_, r, _)| r.intersects(&rect));
+        self.parts = rest;
+        if touching.is_empty() {
+            self.parts.push(new);
+            return;
+        }
+        let mut group: Vec<Polygon<f64>> = touching.into_iter().map(|(g, _, _)| g).collect();
+        group.push(new.0);
+        self.parts.extend(
+            unary_union(&group)
+                .orient(Direction::Default)
+                .0
+                .into_iter()
+                .filter_map(piece),
+        );
+    }
+
+    fn acres(&self) -> f64 {
+        self.parts.iter().map(|(_, _, a)| a).sum()
+    }
 }
 
 /// Two phases disturbed at the same time, both ends inclusive: the later one was cleared

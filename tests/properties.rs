@@ -55,8 +55,8 @@ proptest! {
         let u = area::area_acres(&area::union(&polys));
         let sum: f64 = each.iter().sum();
         let max = each.iter().cloned().fold(0.0, f64::max);
-        prop_assert!(u <= sum * (1.0 + 1e-9) + 1e-9, "union {u} > sum {sum}");
-        prop_assert!(u >= max * (1.0 - 1e-9) - 1e-9, "union {u} < largest {max}");
+        prop_assert!(u <= sum * (1.0 + 1e-7) + 1e-9, "union {u} > sum {sum}");
+        prop_assert!(u >= max * (1.0 - 1e-7) - 1e-9, "union {u} < largest {max}");
     }
 
     #[test]
@@ -64,7 +64,7 @@ proptest! {
         let all: Vec<&Polygon<f64>> = phases.iter().flat_map(|p| &p.polygons).collect();
         let total = area::area_acres(&area::union(all));
         let peak = area::peak_at_one_time(&phases);
-        prop_assert!(peak.acres <= total * (1.0 + 1e-9) + 1e-9, "peak {} > total {total}", peak.acres);
+        prop_assert!(peak.acres <= total * (1.0 + 1e-7) + 1e-9, "peak {} > total {total}", peak.acres);
         prop_assert!(peak.acres >= 0.0);
     }
 }
