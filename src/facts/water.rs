@@ -204,25 +204,7 @@ fn entry_fraction(line: &geo_types::LineString<f64>, at: Point<f64>) -> f64 {
 }
 
 fn hits_of(catalog: &Catalog, c: &Candidate) -> Vec<ImpairmentHit> {
-    if c.waterbody {
-        return catalog
-            .waterbody_impairments
-            .get(&(c.layer, c.feature))
-            .cloned()
-            .unwrap_or_default();
-    }
-    catalog
-        .hydro
-        .as_ref()
-        .and_then(|h| h.reach_of(c.layer, c.feature))
-        .map(|r| {
-            catalog
-                .hydro
-                .as_ref()
-                .map_or(&[][..], |h| h.impairments(r))
-                .to_vec()
-        })
-        .unwrap_or_default()
+    catalog.impairments_of_feature(c.layer, c.feature)
 }
 
 fn name_of(catalog: &Catalog, c: &Candidate) -> String {
