@@ -97,6 +97,17 @@ pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
             .collect();
         let id = feature_id(&properties, cfg.id_field.as_deref(), None, i);
         let content = &shp[start + 8..start + 8 + len];
+        if let Err(why) = counts_fit(content) {
+            items.push(Err(Refused {
+                feature: id,
+                reason: format!(
+                    "record {} of {shp_name} (byte {start}) is corrupt: {why}",
+                    i + 1
+                ),
+                properties: Some(properties),
+            }));
+            continue;
+        }
         let shape =
             match shapefile::Shape::read_from(&mut std::io::Cursor::new(content), len as i32) {
                 Ok(s) => s,
@@ -322,4 +333,40 @@ fn field_json(v: FieldValue) -> Value {
             Value::String(format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day()))
         }
     }
+}
+
+/// A polyline, polygon or multipoint record states its part and point counts before its
+/// arrays; the shapefile crate reserves that much memory before reading. Counts that cannot fit
+/// in the record's own bytes are refused first, so a corrupt count cannot ask for gigabytes
+/// (found by the `shapefile` fuzz target).
+fn counts_fit(content: &[u8]) -> std::result::Result<(), String> {
+    let int = |at: usize| {
+        content
+            .get(at..at + 4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let Some(kind) = int(0) else {
+        return Ok(());
+    };
+    // Shape types: 3/5 polyline/polygon, 13/15 with Z, 23/25 with M; 8/18/28 multipoint.
+    let (parts, points) = match kind {
+        3 | 5 | 13 | 15 | 23 | 25 => (int(36), int(40)),
+        8 | 18 | 28 => (Some(0), int(36)),
+        _ => return Ok(()),
+    };
+    let (Some(parts), Some(points)) = (parts, points) else {
+        return Err("the record ends before its part and point counts".into());
+    };
+    if parts < 0 || points < 0 {
+        return Err(format!("negative counts ({parts} parts, {points} points)"));
+    }
+    // Each part is a 4-byte index and each point at least 16 bytes of x and y.
+    let need = 4 * parts as u64 + 16 * points as u64;
+    if need > content.len() as u64 {
+        return Err(format!(
+            "it claims {parts} parts and {points} points, more than its {} bytes can hold",
+            content.len()
+        ));
+    }
+    Ok(())
 }
