@@ -35,7 +35,6 @@ fn base() -> Facts {
         },
         water: WaterFacts {
             waters_loaded: true,
-            network_loaded: true,
             impaired_list_loaded: true,
             tmdl_loaded: true,
             located: true,

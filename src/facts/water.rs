@@ -120,7 +120,6 @@ pub struct TmdlWatershed {
 #[derive(Debug, Clone, Serialize)]
 pub struct WaterFacts {
     pub waters_loaded: bool,
-    pub network_loaded: bool,
     pub impaired_list_loaded: bool,
     pub tmdl_loaded: bool,
     /// The subject has a place (geometry or outfall point).
@@ -255,7 +254,6 @@ pub fn gather(
     let has = |role| catalog.layers_of(role).next().is_some();
     let mut out = WaterFacts {
         waters_loaded: has(Role::Flowlines) || has(Role::Waterbodies),
-        network_loaded: catalog.hydro.is_some(),
         impaired_list_loaded: has(Role::Impaired) || !catalog.impaired_tables.is_empty(),
         tmdl_loaded: has(Role::Tmdl),
         located: false,
