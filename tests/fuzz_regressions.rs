@@ -35,3 +35,12 @@ fn a_record_claiming_a_billion_parts_is_refused_before_any_allocation() {
         "{out}"
     );
 }
+
+#[test]
+fn a_part_starting_outside_the_points_is_refused_before_any_allocation() {
+    // Found by the fuzzer as an out-of-memory: a part index of about -8.6e8 made the crate
+    // reserve 13.7 GB for that part's points.
+    let data = include_bytes!("fuzz_regressions/shapefile_part_index_out_of_range.bin");
+    let out = load_shapefile_triple(data);
+    assert!(out.contains("starts at point"), "{out}");
+}

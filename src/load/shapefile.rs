@@ -368,5 +368,18 @@ fn counts_fit(content: &[u8]) -> std::result::Result<(), String> {
             content.len()
         ));
     }
+    // Each part's first point index: from 0 up to the point count, never going back. The
+    // crate sizes a part from the difference of two indices.
+    let mut last = 0;
+    for k in 0..parts as usize {
+        let first = int(44 + 4 * k).unwrap_or(-1);
+        if first < last || first > points {
+            return Err(format!(
+                "part {} starts at point {first}, outside 0..{points} or before the previous part",
+                k + 1
+            ));
+        }
+        last = first;
+    }
     Ok(())
 }
