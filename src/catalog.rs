@@ -380,7 +380,7 @@ fn check_sites(catalog: &Catalog) -> Vec<LoadProblem> {
                 continue;
             }
             if !parcels.is_empty() {
-                for pid in crate::subject::split_list(f.properties.get(parcel_col)) {
+                for pid in crate::load::split_list(f.properties.get(parcel_col)) {
                     if !parcels.iter().any(|l| l.get(&pid).is_some()) {
                         out.push(problem(
                             &f.id,
@@ -392,7 +392,7 @@ fn check_sites(catalog: &Catalog) -> Vec<LoadProblem> {
             let Some(text) = f.properties.get(outfall_col).and_then(value_text) else {
                 continue;
             };
-            let Some(point) = crate::subject::parse_point(&text) else {
+            let Some(point) = crate::load::parse_point(&text) else {
                 out.push(problem(
                     &f.id,
                     format!("outfall '{text}' is not a \"lon,lat\" point (WGS84 degrees)"),

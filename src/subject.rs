@@ -37,24 +37,7 @@ pub struct Subject {
     pub footprint: Option<Geometry<f64>>,
 }
 
-pub fn split_list(v: Option<&Value>) -> Vec<String> {
-    v.and_then(value_text)
-        .map(|s| {
-            s.split([';', ','])
-                .map(|p| p.trim().to_string())
-                .filter(|p| !p.is_empty())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// "lon,lat" (WGS84).
-pub fn parse_point(s: &str) -> Option<Point<f64>> {
-    let mut it = s.split([',', ' ']).filter(|p| !p.is_empty());
-    let x: f64 = it.next()?.trim().parse().ok()?;
-    let y: f64 = it.next()?.trim().parse().ok()?;
-    ((-180.0..=180.0).contains(&x) && (-90.0..=90.0).contains(&y)).then(|| Point::new(x, y))
-}
+pub use crate::load::{parse_point, split_list};
 
 /// Groups disturbance features into dated phases.
 pub fn phases_from_features<'a>(

@@ -1,6 +1,6 @@
 //! The facts of one subject, computed once, with no legal judgement and no prose: acreage
 //! and phases, jurisdiction, the waters that receive the discharge, and the attributes the
-//! site claims. The law (`crate::law`) reads only these.
+//! site claims. The law reads only these.
 
 pub mod water;
 

@@ -555,3 +555,24 @@ pub fn parse_geojson(text: &str, label: &str) -> Result<(Vec<Feature>, Vec<LoadP
     let (features, problems, _) = sort_items(raw.items, &cfg, label);
     Ok((features, problems))
 }
+
+/// A list cell: values separated by `;` or `,`, trimmed, blanks dropped.
+pub fn split_list(v: Option<&Value>) -> Vec<String> {
+    v.and_then(value_text)
+        .map(|s| {
+            s.split([';', ','])
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// "lon,lat" (WGS84).
+pub fn parse_point(s: &str) -> Option<geo_types::Point<f64>> {
+    let mut it = s.split([',', ' ']).filter(|p| !p.is_empty());
+    let x: f64 = it.next()?.trim().parse().ok()?;
+    let y: f64 = it.next()?.trim().parse().ok()?;
+    ((-180.0..=180.0).contains(&x) && (-90.0..=90.0).contains(&y))
+        .then(|| geo_types::Point::new(x, y))
+}
