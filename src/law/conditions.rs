@@ -29,21 +29,8 @@ pub fn water_test(f: &Facts, r: &Rules) -> Decision {
     let hit = inside
         .iter()
         .find_map(|l| Some((l, pollutants_of_concern(l, r))).filter(|(_, p)| !p.is_empty()));
-    let reading = match r.condition_a_causes {
-        CauseReading::Construction => format!(
-            "pollutants of concern read as sediment and the construction-related causes ({}), DEC's practice",
-            r.construction_pollutants.join(", ")
-        ),
-        CauseReading::Any => "pollutants of concern read literally (6): sediment, plus any cause of impairment of a receiving water".into(),
-    };
-    let scope_words = if scope_m > 0.0 {
-        format!(
-            "the first receiving water or a listed water within {:.2} km downstream",
-            r.condition_a_downstream_km
-        )
-    } else {
-        "the first receiving water".into()
-    };
+    let reading = reading_words(r);
+    let scope_words = scope_words(r);
     let mut missing = Vec::new();
     let list_prong: Option<bool> = if hit.is_some() {
         Some(true)
@@ -112,36 +99,8 @@ pub fn water_test(f: &Facts, r: &Rules) -> Decision {
             );
         }
     }
-    for l in &outside {
-        why.push(format!(
-            "Outside the scope: {} ({}) {:.1} km downstream, listed for {}.",
-            l.name,
-            l.id,
-            l.distance_m / 1000.0,
-            l.causes.join(", ")
-        ));
-    }
-    let hit_id = hit.as_ref().map(|(h, _)| h.id.clone());
-    for l in inside
-        .iter()
-        .filter(|l| hit_id.as_deref() != Some(l.id.as_str()))
-    {
-        why.push(format!(
-            "In scope but not a pollutant of concern under this reading: {} ({}) listed for {}.",
-            l.name,
-            l.id,
-            l.causes.join(", ")
-        ));
-    }
-    let footprint_only: Vec<&str> = w
-        .tmdl_footprint
-        .iter()
-        .filter(|t| !w.tmdl_entered.iter().any(|e| e.id == t.id))
-        .map(|t| t.name.as_str())
-        .collect();
-    if !footprint_only.is_empty() {
-        why.push(format!("The site's footprint meets the {} TMDL watershed, but its discharge does not enter it within scope; the footprint does not decide Condition A.", footprint_only.join(", ")));
-    }
+    let hit_id = hit.as_ref().map(|(h, _)| h.id.as_str());
+    why.extend(context_notes(w, &inside, &outside, hit_id));
     Decision::new(met, why.join(" "))
         .missing(missing)
         .fact("reading", r.condition_a_causes.as_str())
@@ -161,6 +120,75 @@ pub fn water_test(f: &Facts, r: &Rules) -> Decision {
             w.tmdl_entered.iter().map(|t| &t.id).collect::<Vec<_>>(),
         )
         .fact("entry_rule", w.entry.rule.as_str())
+}
+
+/// How "pollutant of concern" is read, in words.
+fn reading_words(r: &Rules) -> String {
+    match r.condition_a_causes {
+        CauseReading::Construction => format!(
+            "pollutants of concern read as sediment and the construction-related causes ({}), DEC's practice",
+            r.construction_pollutants.join(", ")
+        ),
+        CauseReading::Any => "pollutants of concern read literally (6): sediment, plus any cause of impairment of a receiving water".into(),
+    }
+}
+
+/// Which waters Condition A looks at, in words.
+fn scope_words(r: &Rules) -> String {
+    if r.condition_a_downstream_km > 0.0 {
+        format!(
+            "the first receiving water or a listed water within {:.2} km downstream",
+            r.condition_a_downstream_km
+        )
+    } else {
+        "the first receiving water".into()
+    }
+}
+
+/// What the officer should also see, whatever the outcome: listed waters beyond the scope,
+/// listings in scope whose causes are not pollutants of concern under this reading, and TMDL
+/// watersheds the footprint meets but the discharge does not enter.
+fn context_notes(
+    w: &crate::facts::WaterFacts,
+    inside: &[&Impaired],
+    outside: &[&Impaired],
+    hit_id: Option<&str>,
+) -> Vec<String> {
+    let mut notes: Vec<String> = outside
+        .iter()
+        .map(|l| {
+            format!(
+                "Outside the scope: {} ({}) {:.1} km downstream, listed for {}.",
+                l.name,
+                l.id,
+                l.distance_m / 1000.0,
+                l.causes.join(", ")
+            )
+        })
+        .collect();
+    notes.extend(
+        inside
+            .iter()
+            .filter(|l| hit_id != Some(l.id.as_str()))
+            .map(|l| {
+                format!(
+            "In scope but not a pollutant of concern under this reading: {} ({}) listed for {}.",
+            l.name,
+            l.id,
+            l.causes.join(", ")
+        )
+            }),
+    );
+    let footprint_only: Vec<&str> = w
+        .tmdl_footprint
+        .iter()
+        .filter(|t| !w.tmdl_entered.iter().any(|e| e.id == t.id))
+        .map(|t| t.name.as_str())
+        .collect();
+    if !footprint_only.is_empty() {
+        notes.push(format!("The site's footprint meets the {} TMDL watershed, but its discharge does not enter it within scope; the footprint does not decide Condition A.", footprint_only.join(", ")));
+    }
+    notes
 }
 
 /// Which fact would place the discharge.
