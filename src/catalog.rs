@@ -91,6 +91,23 @@ impl Catalog {
             &manifest.rules,
         );
         let sites = collect_sites(&layers)?;
+        // A table list has no geometry of its own: serve the waters it lists, after every
+        // match above so the derived layer never matches itself.
+        for table in &impaired_tables {
+            let same = layers
+                .iter()
+                .filter(|l| l.config.role == Role::Impaired)
+                .count();
+            let collection_id = match same {
+                0 => Role::Impaired.as_str().to_string(),
+                k => format!("{}-{}", Role::Impaired.as_str(), k + 1),
+            };
+            layers.extend(crate::waters::listed_waters_layer(
+                &layers,
+                table,
+                collection_id,
+            ));
+        }
         let site_index = sites
             .iter()
             .enumerate()
@@ -126,6 +143,45 @@ impl Catalog {
                     .map(|r| h.impairments(r).to_vec())
             })
             .unwrap_or_default()
+    }
+
+    /// Whether a layer's features carry dates a `datetime` filter can read: a disturbance
+    /// layer with a start or end field, or the sites when their disturbance is dated.
+    pub fn is_dated(&self, layer: &Layer) -> bool {
+        let dated = |l: &Layer| l.config.start_field.is_some() || l.config.end_field.is_some();
+        match layer.config.role {
+            Role::Disturbance => dated(layer),
+            Role::Sites => self.layers_of(Role::Disturbance).any(dated),
+            _ => false,
+        }
+    }
+
+    /// The days a feature is active: a disturbance phase's start to end, a site's first
+    /// start to last end over its dated phases. `None` for a feature with no date at all.
+    pub fn period_of(&self, layer: &Layer, index: usize) -> Option<crate::period::Period> {
+        let f = layer.features.get(index)?;
+        match layer.config.role {
+            Role::Disturbance => {
+                let date = |field: Option<&str>| {
+                    layer
+                        .text(f, field)
+                        .and_then(|t| crate::area::parse_date(&t))
+                };
+                let p = crate::period::Period {
+                    start: date(layer.config.start_field.as_deref()),
+                    end: date(layer.config.end_field.as_deref()),
+                };
+                (p.start.is_some() || p.end.is_some()).then_some(p)
+            }
+            Role::Sites => self
+                .site(&f.id)
+                .ok()?
+                .disturbance
+                .iter()
+                .filter_map(|&(li, fi)| self.period_of(&self.layers[li], fi))
+                .reduce(|a, b| a.cover(&b)),
+            _ => None,
+        }
     }
 
     pub fn layer(&self, role: Role) -> Option<&Layer> {
@@ -293,6 +349,7 @@ fn read_impaired_table(dir: &Path, cfg: &LayerConfig) -> Result<ImpairedTable> {
     columns.extend(cfg.causes_field.as_deref().map(|c| ("causes_field", c)));
     columns.extend(cfg.name_field.as_deref().map(|c| ("name_field", c)));
     columns.extend(cfg.category_field.as_deref().map(|c| ("category_field", c)));
+    columns.extend(cfg.year_field.as_deref().map(|c| ("year_field", c)));
     if let Some(first) = rows.first() {
         for (k, c) in columns {
             if !first.contains_key(c) {

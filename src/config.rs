@@ -238,6 +238,13 @@ pub struct LayerConfig {
     pub category_field: Option<String>,
     pub pollutant_field: Option<String>,
     pub stormwater_field: Option<String>,
+    /// Impaired lists: the column holding each listing's list year (e.g. ATTAINS's
+    /// reporting cycle), else `list_year` for the whole list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub year_field: Option<String>,
+    /// Impaired lists: the year of the list edition when no column gives it, e.g. 2012.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_year: Option<i32>,
     /// This layer's share of features that may be refused before the load fails (default: the
     /// manifest's `max_rejected_share`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -21,6 +21,9 @@ pub struct Layer {
     pub features: Vec<Feature>,
     pub problems: Vec<LoadProblem>,
     pub index: RTree<IndexEntry>,
+    /// How the layer was made when its features are not a file's own (the listed waters of
+    /// a 303(d) table), for the collection's description.
+    pub derived: Option<String>,
     by_id: HashMap<String, usize>,
 }
 
@@ -51,6 +54,7 @@ impl Layer {
             features: loaded.features,
             problems,
             index: RTree::bulk_load(entries),
+            derived: None,
             by_id,
         }
     }

@@ -14,6 +14,7 @@ pub mod layer;
 pub mod load;
 pub mod measure;
 pub mod network;
+pub mod period;
 pub mod record;
 pub mod report;
 pub mod screening;

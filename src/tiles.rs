@@ -32,6 +32,19 @@ pub const BUFFER_PX: u32 = 64;
 pub const MAX_ZOOM: u8 = 24;
 /// Latitude limit of WebMercatorQuad (the square world), in degrees.
 pub const MAX_LATITUDE_DEG: f64 = 85.051_128_779_806_59;
+/// Half the side of the Web Mercator square (EPSG:3857 x at 180°), metres.
+pub const WEB_MERCATOR_HALF_SIDE_M: f64 = 20_037_508.342_789_244;
+/// Tile side in pixels of OGC's WebMercatorQuad tile matrix set.
+pub const WEB_MERCATOR_TILE_PX: u32 = 256;
+
+/// One level of OGC's WebMercatorQuad: (cell size in metres per pixel, scale denominator at
+/// the standard 0.28 mm pixel, tiles per side).
+pub fn web_mercator_matrix(z: u8) -> (f64, f64, u32) {
+    let tiles = 1u32 << z.min(31);
+    let cell_m =
+        2.0 * WEB_MERCATOR_HALF_SIDE_M / (f64::from(WEB_MERCATOR_TILE_PX) * f64::from(tiles));
+    (cell_m, cell_m / 0.000_28, tiles)
+}
 
 /// One tile of the XYZ / OGC WebMercatorQuad grid: `x` from the west, `y` from the top (north).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

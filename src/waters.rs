@@ -4,11 +4,13 @@
 
 mod hydro;
 mod impairment;
+mod listed;
 
 pub use hydro::Hydro;
 pub use impairment::{
     all_causes, causes_in, causes_matching, split_causes, waterbody_impairments, ImpairmentHit,
 };
+pub use listed::listed_waters_layer;
 
 /// Causes of several hits as one label, e.g. for map labels.
 pub fn all_causes_text(hits: &[ImpairmentHit]) -> String {

@@ -3,10 +3,12 @@
 
 use super::extract::{Path, Query};
 use super::limits::{blocking, secs};
+use super::negotiate::{check_query, wants_html};
 use super::{ApiError, ApiResult, AppState};
 use crate::catalog::Layer;
 use crate::config::Role;
 use crate::load::{value_text, Feature};
+use crate::period::Period;
 use axum::extract::State;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
@@ -38,35 +40,45 @@ fn encode_query_value(s: &str) -> String {
     out
 }
 
-fn wants_json(headers: &HeaderMap, q: &HashMap<String, String>) -> bool {
-    if let Some(f) = q.get("f") {
-        return f == "json";
-    }
-    let accept = headers
-        .get(header::ACCEPT)
-        .and_then(|a| a.to_str().ok())
-        .unwrap_or("");
-    !accept.contains("text/html") && (accept.contains("json") || accept.is_empty())
-}
+/// The OGC API – Features and Tiles conformance classes this service meets.
+pub const CONFORMANCE: [&str; 10] = [
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+    "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core",
+    "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tileset",
+    "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list",
+    "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/geodata-tilesets",
+    "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt",
+    "http://www.opengis.net/spec/tms/2.0/conf/tilematrixset",
+    "http://www.opengis.net/spec/tms/2.0/conf/json-tilematrixset",
+];
 
-/// `/`: the viewer for browsers, the OGC landing page for clients asking for JSON.
+/// `/`: the viewer for browsers (HTML first in Accept, or `?f=html`), the OGC landing page
+/// for everything else.
+#[utoipa::path(get, path = "/", tag = "ogc",
+    params(("f" = Option<String>, Query, description = "json or html (the map viewer)")),
+    responses((status = 200, description = "The landing page (JSON) or the map viewer (HTML)", content_type = "application/json")))]
 pub async fn landing(
     State(st): State<AppState>,
     headers: HeaderMap,
     Query(q): Query<HashMap<String, String>>,
-) -> Response {
-    if !wants_json(&headers, &q) {
-        return match tokio::fs::read_to_string(st.web_dir.join("index.html")).await {
-            Ok(html) => (
-                [
-                    (header::CONTENT_TYPE, "text/html; charset=utf-8"),
-                    (header::VARY, "Accept"),
-                ],
-                html,
-            )
-                .into_response(),
-            Err(e) => ApiError::Internal(format!("viewer index.html: {e}")).into_response(),
-        };
+) -> ApiResult<Response> {
+    check_query(&q, &[], &["json", "html"])?;
+    if wants_html(&headers, &q) {
+        return Ok(
+            match tokio::fs::read_to_string(st.web_dir.join("index.html")).await {
+                Ok(html) => (
+                    [
+                        (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                        (header::VARY, "Accept"),
+                    ],
+                    html,
+                )
+                    .into_response(),
+                Err(e) => ApiError::Internal(format!("viewer index.html: {e}")).into_response(),
+            },
+        );
     }
     let base = base_url(&st);
     let mut res = Json(json!({
@@ -74,26 +86,31 @@ pub async fn landing(
         "description": "Stormwater review layers: parcels, disturbance, sites, streams, impaired waters and TMDL watersheds.",
         "links": [
             {"href": format!("{base}/?f=json"), "rel": "self", "type": "application/json", "title": "This document"},
+            {"href": format!("{base}/?f=html"), "rel": "alternate", "type": "text/html", "title": "Map viewer"},
+            {"href": format!("{base}/api"), "rel": "service-desc", "type": super::openapi::OPENAPI_JSON, "title": "OpenAPI 3.0 definition"},
+            {"href": format!("{base}/api?f=html"), "rel": "service-doc", "type": "text/html", "title": "API documentation"},
             {"href": format!("{base}/conformance"), "rel": "conformance", "type": "application/json", "title": "Conformance classes"},
             {"href": format!("{base}/collections"), "rel": "data", "type": "application/json", "title": "Collections"},
-            {"href": format!("{base}/"), "rel": "alternate", "type": "text/html", "title": "Map viewer"}
+            {"href": format!("{base}/tileMatrixSets"), "rel": "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes", "type": "application/json", "title": "Tile matrix sets"}
         ]
     }))
     .into_response();
     res.headers_mut()
         .insert(header::VARY, header::HeaderValue::from_static("Accept"));
-    res
+    Ok(res)
 }
 
-pub async fn conformance() -> Json<Value> {
-    Json(json!({
-        "conformsTo": [
-            "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
-            "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson"
-        ]
-    }))
+#[utoipa::path(get, path = "/conformance", tag = "ogc",
+    params(("f" = Option<String>, Query, description = "json")),
+    responses((status = 200, description = "The conformance classes", content_type = "application/json")))]
+pub async fn conformance(Query(q): Query<HashMap<String, String>>) -> ApiResult<Json<Value>> {
+    check_query(&q, &[], &["json"])?;
+    Ok(Json(json!({ "conformsTo": CONFORMANCE })))
 }
 
+/// The viewer's start-up facts.
+#[utoipa::path(get, path = "/config", tag = "viewer",
+    responses((status = 200, description = "Data-set name, extent, optional basemap and collection ids", content_type = "application/json")))]
 pub async fn config(State(st): State<AppState>) -> Json<Value> {
     let bbox = st
         .catalog
@@ -108,8 +125,17 @@ pub async fn config(State(st): State<AppState>) -> Json<Value> {
     }))
 }
 
-fn collection_json(layer: &Layer, base: &str) -> Value {
+fn collection_json(st: &AppState, layer: &Layer, base: &str) -> Value {
     let id = &layer.collection_id;
+    let description = match &layer.derived {
+        Some(how) => format!("{} features: {how}", layer.features.len()),
+        None => format!(
+            "{} features from {} (source CRS {}, served in WGS84)",
+            layer.features.len(),
+            layer.source.path,
+            layer.source.crs
+        ),
+    };
     let bbox = layer
         .bbox()
         .map(|r| vec![vec![r.min().x, r.min().y, r.max().x, r.max().y]])
@@ -117,24 +143,47 @@ fn collection_json(layer: &Layer, base: &str) -> Value {
     json!({
         "id": id,
         "title": format!("{} ({})", layer.config.role.as_str(), layer.source.path),
-        "description": format!("{} features from {} (source CRS {}, served in WGS84)", layer.features.len(), layer.source.path, layer.source.crs),
+        "description": description,
         "itemType": "feature",
         "crs": ["http://www.opengis.net/def/crs/OGC/1.3/CRS84"],
-        "extent": {"spatial": {"bbox": bbox, "crs": "http://www.opengis.net/def/crs/OGC/1.3/CRS84"}},
+        "extent": extent(st, layer, bbox),
         "links": [
             {"href": format!("{base}/collections/{id}"), "rel": "self", "type": "application/json"},
             {"href": format!("{base}/collections/{id}/items"), "rel": "items", "type": GEOJSON, "title": "Items"},
-            {"href": format!("{base}/collections/{id}/tiles/WebMercatorQuad"), "rel": "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector", "type": "application/json", "title": "TileJSON"}
+            {"href": format!("{base}/collections/{id}/tiles"), "rel": "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector", "type": "application/json", "title": "Vector tilesets"}
         ]
     })
 }
 
-pub async fn collections(State(st): State<AppState>) -> Json<Value> {
+/// The spatial extent, and the temporal one for dated layers (first start to last end).
+fn extent(st: &AppState, layer: &Layer, bbox: Vec<Vec<f64>>) -> Value {
+    let mut e =
+        json!({"spatial": {"bbox": bbox, "crs": "http://www.opengis.net/def/crs/OGC/1.3/CRS84"}});
+    if st.catalog.is_dated(layer) {
+        let span = (0..layer.features.len())
+            .filter_map(|i| st.catalog.period_of(layer, i))
+            .reduce(|a, b| a.cover(&b));
+        if let Some(p) = span {
+            let day = |d: Option<chrono::NaiveDate>| d.map(|d| format!("{d}T00:00:00Z"));
+            e["temporal"] = json!({"interval": [[day(p.start), day(p.end)]], "trs": "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian"});
+        }
+    }
+    e
+}
+
+#[utoipa::path(get, path = "/collections", tag = "ogc",
+    params(("f" = Option<String>, Query, description = "json")),
+    responses((status = 200, description = "Every collection", content_type = "application/json")))]
+pub async fn collections(
+    State(st): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+) -> ApiResult<Json<Value>> {
+    check_query(&q, &[], &["json"])?;
     let base = base_url(&st);
-    Json(json!({
+    Ok(Json(json!({
         "links": [{"href": format!("{base}/collections"), "rel": "self", "type": "application/json"}],
-        "collections": st.catalog.layers.iter().map(|l| collection_json(l, &base)).collect::<Vec<_>>()
-    }))
+        "collections": st.catalog.layers.iter().map(|l| collection_json(&st, l, &base)).collect::<Vec<_>>()
+    })))
 }
 
 pub(super) fn layer<'a>(st: &'a AppState, id: &str) -> ApiResult<&'a Layer> {
@@ -143,11 +192,18 @@ pub(super) fn layer<'a>(st: &'a AppState, id: &str) -> ApiResult<&'a Layer> {
         .ok_or_else(|| ApiError::NotFound(format!("collection '{id}' not found")))
 }
 
+#[utoipa::path(get, path = "/collections/{collectionId}", tag = "ogc",
+    params(("collectionId" = String, Path, description = "A collection id"),
+           ("f" = Option<String>, Query, description = "json")),
+    responses((status = 200, description = "One collection", content_type = "application/json"),
+              (status = 404, description = "No such collection", content_type = "application/problem+json")))]
 pub async fn collection(
     State(st): State<AppState>,
     Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Value>> {
-    Ok(Json(collection_json(layer(&st, &id)?, &base_url(&st))))
+    check_query(&q, &[], &["json"])?;
+    Ok(Json(collection_json(&st, layer(&st, &id)?, &base_url(&st))))
 }
 
 /// Properties served for a feature: the source attributes plus what Outfall worked out
@@ -178,6 +234,39 @@ pub(super) fn served_properties(st: &AppState, layer: &Layer, index: usize) -> M
                 "display_name".into(),
                 Value::String(layer.name_of(f).unwrap_or_default()),
             );
+        }
+        Role::Sites => {
+            // What the review found, so a client of the sites collection needs no second call.
+            if let Some(r) = st.reports.get(&f.id) {
+                props.insert("total_acres".into(), json!(r.disturbance.total_acres));
+                props.insert("peak_acres".into(), json!(r.disturbance.peak_acres));
+                props.insert("peak_date".into(), json!(r.disturbance.peak_date));
+                props.insert(
+                    "outside_parcels_acres".into(),
+                    json!(r.disturbance.outside_parcels_acres),
+                );
+                for (k, v) in [
+                    (
+                        "land_development_activity",
+                        r.conditions.land_development_activity,
+                    ),
+                    ("condition_a", r.conditions.a),
+                    ("condition_b", r.conditions.b),
+                    ("condition_c", r.conditions.c),
+                    (
+                        "five_acre_limit_exceeded",
+                        r.conditions.five_acre_limit_exceeded,
+                    ),
+                    ("exempt", r.conditions.exempt),
+                    ("in_jurisdiction", r.conditions.in_jurisdiction),
+                ] {
+                    props.insert(k.into(), json!(v));
+                }
+                props.insert(
+                    "receiving_waters".into(),
+                    json!(r.receiving_water_names.join("; ")),
+                );
+            }
         }
         Role::Disturbance => {
             let site = layer
@@ -256,12 +345,34 @@ fn parse_count(q: &HashMap<String, String>, key: &str, default: usize) -> ApiRes
     }
 }
 
+/// What an items request selects, and how it reads back into a page link.
+struct Selection {
+    rects: Option<Vec<Rect<f64>>>,
+    period: Option<Period>,
+    /// `&bbox=...&datetime=...` as the client sent them, for next/prev links.
+    query_text: String,
+}
+
+/// The items query parameters: OGC API – Features Part 1 core, no more.
+const ITEM_PARAMS: [&str; 4] = ["limit", "offset", "bbox", "datetime"];
+
+#[utoipa::path(get, path = "/collections/{collectionId}/items", tag = "ogc",
+    params(("collectionId" = String, Path, description = "A collection id"),
+           ("limit" = Option<u32>, Query, description = "Features per page: 1..10000, default 100"),
+           ("offset" = Option<u32>, Query, description = "Features to skip"),
+           ("bbox" = Option<String>, Query, description = "minlon,minlat,maxlon,maxlat (CRS84); minlon > maxlon crosses the antimeridian"),
+           ("datetime" = Option<String>, Query, description = "Dated collections (disturbance, sites): an RFC 3339 date or date-time, or an interval a/b with .. for an open end"),
+           ("f" = Option<String>, Query, description = "json or geojson")),
+    responses((status = 200, description = "A page of features", content_type = "application/geo+json"),
+              (status = 400, description = "A bad or unknown query parameter", content_type = "application/problem+json"),
+              (status = 404, description = "No such collection", content_type = "application/problem+json")))]
 pub async fn items(
     State(st): State<AppState>,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
-    layer(&st, &id)?;
+    check_query(&q, &ITEM_PARAMS, &["json", "geojson"])?;
+    let layer = layer(&st, &id)?;
     let limit = parse_count(&q, "limit", DEFAULT_LIMIT)?;
     if limit == 0 {
         return Err(ApiError::BadRequest("limit must be at least 1".into()));
@@ -269,10 +380,30 @@ pub async fn items(
     let limit = limit.min(MAX_LIMIT);
     let offset = parse_count(&q, "offset", 0)?;
     let rects = q.get("bbox").map(|b| parse_bbox(b)).transpose()?;
+    let period = match q.get("datetime") {
+        None => None,
+        Some(d) => {
+            if !st.catalog.is_dated(layer) {
+                return Err(ApiError::BadRequest(format!(
+                    "collection '{id}' has no dates; datetime applies to the disturbance and sites collections"
+                )));
+            }
+            Some(Period::parse_datetime(d).map_err(ApiError::BadRequest)?)
+        }
+    };
+    let query_text: String = ["bbox", "datetime"]
+        .iter()
+        .filter_map(|k| q.get(*k).map(|v| format!("&{k}={}", encode_query_value(v))))
+        .collect();
+    let sel = Selection {
+        rects,
+        period,
+        query_text,
+    };
     let deadline = st.limits.work_timeout;
     let body = blocking(
         deadline,
-        move || items_page(&st, &id, rects, q.get("bbox"), limit, offset),
+        move || items_page(&st, &id, sel, limit, offset),
         || ApiError::Unavailable {
             detail: format!(
                 "the items page did not finish within {}; ask for a smaller limit or bbox",
@@ -289,13 +420,12 @@ pub async fn items(
 fn items_page(
     st: &AppState,
     id: &str,
-    rects: Option<Vec<Rect<f64>>>,
-    bbox_text: Option<&String>,
+    sel: Selection,
     limit: usize,
     offset: usize,
 ) -> ApiResult<String> {
     let layer = layer(st, id)?;
-    let matched: Vec<usize> = match rects {
+    let mut matched: Vec<usize> = match sel.rects {
         Some(rects) => {
             let mut v: Vec<usize> = Vec::new();
             for rect in rects {
@@ -317,6 +447,14 @@ fn items_page(
         }
         None => (0..layer.features.len()).collect(),
     };
+    if let Some(want) = sel.period {
+        // A feature with no date at all is left out: nothing says it was active then.
+        matched.retain(|&i| {
+            st.catalog
+                .period_of(layer, i)
+                .is_some_and(|p| p.overlaps(&want))
+        });
+    }
     let page: Vec<Value> = matched
         .iter()
         .skip(offset)
@@ -324,11 +462,10 @@ fn items_page(
         .map(|&i| feature_json(st, layer, i))
         .collect();
     let base = base_url(st);
-    let bbox_q = bbox_text
-        .map(|b| format!("&bbox={}", encode_query_value(b)))
-        .unwrap_or_default();
-    let href =
-        |off: usize| format!("{base}/collections/{id}/items?limit={limit}&offset={off}{bbox_q}");
+    let query_text = &sel.query_text;
+    let href = |off: usize| {
+        format!("{base}/collections/{id}/items?limit={limit}&offset={off}{query_text}")
+    };
     let mut links = vec![
         json!({"href": href(offset), "rel": "self", "type": GEOJSON}),
         json!({"href": format!("{base}/collections/{id}"), "rel": "collection", "type": "application/json"}),
@@ -352,18 +489,27 @@ fn items_page(
     Ok(body.to_string())
 }
 
+#[utoipa::path(get, path = "/collections/{collectionId}/items/{featureId}", tag = "ogc",
+    params(("collectionId" = String, Path, description = "A collection id"),
+           ("featureId" = String, Path, description = "A feature id"),
+           ("f" = Option<String>, Query, description = "json or geojson")),
+    responses((status = 200, description = "One feature", content_type = "application/geo+json"),
+              (status = 404, description = "No such collection or feature", content_type = "application/problem+json")))]
 pub async fn item(
     State(st): State<AppState>,
     Path((id, fid)): Path<(String, String)>,
+    Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
+    check_query(&q, &[], &["json", "geojson"])?;
     let layer = layer(&st, &id)?;
     let index = layer.position(&fid).ok_or_else(|| {
         ApiError::NotFound(format!("feature '{fid}' not found in collection '{id}'"))
     })?;
     let base = base_url(&st);
     let mut body = feature_json(&st, layer, index);
+    let fid_path = encode_query_value(&fid);
     body["links"] = json!([
-        {"href": format!("{base}/collections/{id}/items/{fid}"), "rel": "self", "type": GEOJSON},
+        {"href": format!("{base}/collections/{id}/items/{fid_path}"), "rel": "self", "type": GEOJSON},
         {"href": format!("{base}/collections/{id}"), "rel": "collection", "type": "application/json"}
     ]);
     Ok(([(header::CONTENT_TYPE, GEOJSON)], body.to_string()).into_response())

@@ -6,6 +6,8 @@ mod extract;
 mod features;
 mod html;
 mod limits;
+mod negotiate;
+mod openapi;
 mod serve;
 mod sites;
 mod tiles;
@@ -22,7 +24,8 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
+use axum::Extension;
 use axum::Router;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -30,8 +33,12 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
 use tower_http::compression::CompressionLayer;
+use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Largest accepted `POST /check` body.
 pub const MAX_UPLOAD_BYTES: usize = 2 * 1024 * 1024;
@@ -111,39 +118,56 @@ impl AppState {
     }
 }
 
-/// Every route of the service.
+/// Every route of the service. Each `routes!` line registers a handler and its OpenAPI
+/// description together (the handler's `#[utoipa::path]` gives path and method), so `/api`
+/// is generated from this table.
 pub fn app(state: AppState) -> Router {
     let vendor = ServeDir::new(state.web_dir.join("node_modules/maplibre-gl/dist"));
-    let api = Router::new()
-        .route("/", get(features::landing))
-        .route("/conformance", get(features::conformance))
-        .route("/config", get(features::config))
-        .route("/collections", get(features::collections))
-        .route("/collections/{id}", get(features::collection))
-        .route("/collections/{id}/items", get(features::items))
-        .route("/collections/{id}/items/{fid}", get(features::item))
-        .route(
-            "/collections/{id}/tiles/WebMercatorQuad",
-            get(tiles::tilejson),
-        )
-        .route(
-            "/collections/{id}/tiles/WebMercatorQuad/{z}/{y}/{x}",
-            get(tiles::tile),
-        )
-        .route("/sites", get(sites::list))
-        .route("/sites/{id}/report", get(sites::report))
-        .route("/sites/{id}/report.html", get(sites::report_html))
-        .route("/sites/{id}/trace", get(sites::trace))
-        .route("/parcels/{id}/receiving-waters", get(sites::parcel_waters))
-        .route("/check", post(sites::check))
-        .route("/search", get(sites::search))
-        .route("/rules", get(sites::rules))
+    let (routes, doc) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .routes(routes!(features::landing))
+        .routes(routes!(openapi::document))
+        .routes(routes!(features::conformance))
+        .routes(routes!(features::config))
+        .routes(routes!(features::collections))
+        .routes(routes!(features::collection))
+        .routes(routes!(features::items))
+        .routes(routes!(features::item))
+        .routes(routes!(tiles::tilesets))
+        .routes(routes!(tiles::tileset))
+        .routes(routes!(tiles::tile))
+        .routes(routes!(tiles::tile_matrix_sets))
+        .routes(routes!(tiles::tile_matrix_set))
+        .routes(routes!(sites::list))
+        .routes(routes!(sites::report))
+        .routes(routes!(sites::report_html))
+        .routes(routes!(sites::trace))
+        .routes(routes!(sites::parcel_waters))
+        .routes(routes!(sites::check))
+        .routes(routes!(sites::search))
+        .routes(routes!(sites::rules))
+        .split_for_parts();
+    let api = routes
+        // The same resource with a trailing slash, as some clients build the URL.
+        .route("/collections/", get(features::collections))
         .nest_service("/vendor/maplibre-gl", vendor)
         .fallback(viewer_file)
+        .layer(Extension(Arc::new(doc)))
         .with_state(state);
-    api.layer(middleware::from_fn(response_headers))
+    api.layer(cors())
+        .layer(middleware::from_fn(response_headers))
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http())
+}
+
+/// Reading is open to any origin, so another town's page can use the layers; writing
+/// (`POST /check`) is not: its answers never carry `Access-Control-Allow-Origin` (see
+/// `response_headers`), and a preflight offers only GET and HEAD.
+fn cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::any())
+        .allow_methods([Method::GET, Method::HEAD])
+        .allow_headers([header::ACCEPT, header::IF_NONE_MATCH, header::RANGE])
+        .max_age(std::time::Duration::from_secs(3600))
 }
 
 /// A file of the viewer itself: one name directly in `web/` with a web extension — never
@@ -172,12 +196,17 @@ async fn viewer_file(State(st): State<AppState>, req: Request) -> Response {
     }
 }
 
-/// Headers on every answer: nosniff, the CSP, caching for successful GETs only (errors and
-/// POST answers are `no-store`). Bare error answers (an unknown path, a wrong method, a
+/// Headers on every answer: nosniff, the CSP, caching for successful GETs only (errors,
+/// 4xx included, and POST answers are `no-store`), CORS only on reads. Bare error answers (an unknown path, a wrong method, a
 /// missing static file) become problem+json.
 async fn response_headers(req: Request, next: Next) -> Response {
     let get_like = matches!(*req.method(), Method::GET | Method::HEAD);
+    let readable_elsewhere = get_like || req.method() == Method::OPTIONS;
     let mut res = next.run(req).await;
+    if !readable_elsewhere {
+        res.headers_mut()
+            .remove(header::ACCESS_CONTROL_ALLOW_ORIGIN);
+    }
     let status = res.status();
     if (status.is_client_error() || status.is_server_error())
         && !res.headers().contains_key(header::CONTENT_TYPE)

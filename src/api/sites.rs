@@ -22,6 +22,9 @@ fn site_report<'a>(st: &'a AppState, id: &str) -> ApiResult<&'a Report> {
         .ok_or_else(|| ApiError::NotFound(format!("site '{id}' not found")))
 }
 
+#[utoipa::path(get, path = "/sites", tag = "review",
+    params(("status" = Option<String>, Query, description = "Only sites with this status, e.g. active")),
+    responses((status = 200, description = "Sites with acres, peak and conditions", content_type = "application/json")))]
 pub async fn list(
     State(st): State<AppState>,
     Query(q): Query<HashMap<String, String>>,
@@ -66,11 +69,16 @@ fn dated(r: &Report) -> Report {
     r
 }
 
+#[utoipa::path(get, path = "/sites/{id}/report", tag = "review", params(("id" = String, Path, description = "A site id")),
+    responses((status = 200, description = "The site's review report", content_type = "application/json"),
+              (status = 404, description = "No such site", content_type = "application/problem+json")))]
 pub async fn report(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<Report>> {
     Ok(Json(dated(site_report(&st, &id)?)))
 }
 
 /// `GET /rules`: the rulebook with this data set's clause labels and settings.
+#[utoipa::path(get, path = "/rules", tag = "review",
+    responses((status = 200, description = "The rulebook with this data set's clause labels and settings", content_type = "application/json")))]
 pub async fn rules(State(st): State<AppState>) -> Json<Value> {
     let m = &st.catalog.manifest;
     Json(json!({
@@ -79,6 +87,9 @@ pub async fn rules(State(st): State<AppState>) -> Json<Value> {
     }))
 }
 
+#[utoipa::path(get, path = "/sites/{id}/report.html", tag = "review", params(("id" = String, Path, description = "A site id")),
+    responses((status = 200, description = "The printable report", content_type = "text/html"),
+              (status = 404, description = "No such site", content_type = "application/problem+json")))]
 pub async fn report_html(
     State(st): State<AppState>,
     Path(id): Path<String>,
@@ -88,6 +99,9 @@ pub async fn report_html(
 }
 
 /// The downstream reaches of a site's trace as GeoJSON, for highlighting on the map.
+#[utoipa::path(get, path = "/sites/{id}/trace", tag = "review", params(("id" = String, Path, description = "A site id")),
+    responses((status = 200, description = "The downstream path as GeoJSON", content_type = "application/geo+json"),
+              (status = 404, description = "No such site", content_type = "application/problem+json")))]
 pub async fn trace(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
     let r = site_report(&st, &id)?;
     Ok(trace_geojson(&st, r))
@@ -116,6 +130,11 @@ pub(super) fn trace_geojson(st: &AppState, r: &Report) -> Response {
         .into_response()
 }
 
+#[utoipa::path(get, path = "/parcels/{id}/receiving-waters", tag = "review",
+    params(("id" = String, Path, description = "A parcel id")),
+    responses((status = 200, description = "The review report of the parcel as a site", content_type = "application/json"),
+              (status = 404, description = "No such parcel", content_type = "application/problem+json"),
+              (status = 503, description = "The check did not finish in time", content_type = "application/problem+json")))]
 pub async fn parcel_waters(
     State(st): State<AppState>,
     Path(id): Path<String>,
@@ -139,6 +158,13 @@ pub async fn parcel_waters(
 /// `MAX_UPLOAD_BYTES`, `MAX_UPLOAD_FEATURES` features and `MAX_UPLOAD_VERTICES` coordinates.
 /// At most `limits.max_concurrent_checks` compute at once (503 with Retry-After beyond), each
 /// under the work deadline.
+#[utoipa::path(post, path = "/check", tag = "review",
+    request_body(content = String, content_type = "application/geo+json", description = "A GeoJSON Feature or FeatureCollection of disturbance polygons (at most 2 MiB, 1,000 features, 20,000 coordinates)"),
+    responses((status = 200, description = "The review report", content_type = "application/json"),
+              (status = 413, description = "Over a size limit", content_type = "application/problem+json"),
+              (status = 415, description = "Not GeoJSON, JSON or plain text", content_type = "application/problem+json"),
+              (status = 422, description = "Not a usable GeoJSON upload", content_type = "application/problem+json"),
+              (status = 503, description = "Busy, or the check did not finish in time", content_type = "application/problem+json")))]
 pub async fn check(
     State(st): State<AppState>,
     headers: HeaderMap,
@@ -205,6 +231,9 @@ pub async fn check(
     Ok(Json(report))
 }
 
+#[utoipa::path(get, path = "/search", tag = "review",
+    params(("q" = String, Query, description = "Part of a parcel id, address, site or water name")),
+    responses((status = 200, description = "Matching parcels, sites and waters", content_type = "application/json")))]
 pub async fn search(
     State(st): State<AppState>,
     Query(q): Query<HashMap<String, String>>,

@@ -1,8 +1,9 @@
 //! Vector tiles per collection, encoded from the R-tree on first request and cached.
 
-use super::extract::Path;
+use super::extract::{Path, Query};
 use super::features::{base_url, layer, served_properties};
 use super::limits::{blocking, secs};
+use super::negotiate::check_query;
 use super::{ApiError, ApiResult, AppState};
 use crate::tiles::{self as mvt, TileId};
 use axum::body::Bytes;
@@ -23,10 +24,21 @@ pub struct TileCache {
 const CACHE_MAX_TILES: usize = 20_000;
 const MAX_ZOOM: u8 = 22;
 
+/// One Mapbox Vector Tile (204 when the tile holds nothing).
+#[utoipa::path(get, path = "/collections/{collectionId}/tiles/WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}", tag = "tiles",
+    params(("collectionId" = String, Path, description = "A collection id"),
+           ("tileMatrix" = u8, Path, description = "Zoom level, 0..22"),
+           ("tileRow" = u32, Path, description = "Row (y), from the top"),
+           ("tileCol" = String, Path, description = "Column (x); a .pbf or .mvt suffix is accepted")),
+    responses((status = 200, description = "The tile", content_type = "application/vnd.mapbox-vector-tile"),
+              (status = 204, description = "The tile holds no feature"),
+              (status = 404, description = "No such collection, or the tile lies outside the matrix", content_type = "application/problem+json")))]
 pub async fn tile(
     State(st): State<AppState>,
     Path((id, z, y, x)): Path<(String, u8, u32, String)>,
+    Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
+    check_query(&q, &[], &["mvt"])?;
     let x: u32 = x
         .trim_end_matches(".pbf")
         .trim_end_matches(".mvt")
@@ -105,10 +117,147 @@ fn encode_and_cache(
     encoded
 }
 
-pub async fn tilejson(
+const TMS_ID: &str = "WebMercatorQuad";
+const TMS_URI: &str = "http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad";
+const CRS_3857: &str = "http://www.opengis.net/def/crs/EPSG/0/3857";
+const CRS84: &str = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
+const REL_TILING_SCHEME: &str = "http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme";
+const MVT: &str = "application/vnd.mapbox-vector-tile";
+
+/// `/tileMatrixSets`: the one tiling scheme served.
+#[utoipa::path(get, path = "/tileMatrixSets", tag = "tiles",
+    params(("f" = Option<String>, Query, description = "json")),
+    responses((status = 200, description = "The tile matrix sets (OGC API – Tiles)", content_type = "application/json")))]
+pub async fn tile_matrix_sets(
+    State(st): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+) -> ApiResult<Json<Value>> {
+    check_query(&q, &[], &["json"])?;
+    let base = base_url(&st);
+    Ok(Json(json!({
+        "links": [{"href": format!("{base}/tileMatrixSets"), "rel": "self", "type": "application/json"}],
+        "tileMatrixSets": [{
+            "id": TMS_ID,
+            "title": "Google Maps Compatible for the World",
+            "uri": TMS_URI,
+            "crs": CRS_3857,
+            "links": [{"href": format!("{base}/tileMatrixSets/{TMS_ID}"), "rel": "self", "type": "application/json"}]
+        }]
+    })))
+}
+
+/// `/tileMatrixSets/WebMercatorQuad`: the definition (OGC 2D Tile Matrix Set 2.0, JSON),
+/// every level computed from the Web Mercator square. The same document also carries the
+/// 2017 TMS 1.0 members (`type`, `identifier`, `supportedCRS`, `boundingBox`,
+/// `tileMatrix`), which share no name with 2.0's: GDAL before 3.7 (Debian 12 ships 3.6)
+/// reads only that encoding, and its OGCAPI driver needs it to open a tiled collection.
+#[utoipa::path(get, path = "/tileMatrixSets/{tileMatrixSetId}", tag = "tiles",
+    params(("tileMatrixSetId" = String, Path, description = "WebMercatorQuad"),
+           ("f" = Option<String>, Query, description = "json")),
+    responses((status = 200, description = "The tile matrix set definition", content_type = "application/json"),
+              (status = 404, description = "Not a tile matrix set served here", content_type = "application/problem+json")))]
+pub async fn tile_matrix_set(
+    Path(tms): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> ApiResult<Json<Value>> {
+    check_query(&q, &[], &["json"])?;
+    if tms != TMS_ID {
+        return Err(ApiError::NotFound(format!(
+            "tile matrix set '{tms}' not found; only {TMS_ID} is served"
+        )));
+    }
+    let half = mvt::WEB_MERCATOR_HALF_SIDE_M;
+    let (matrices, matrices_v1): (Vec<Value>, Vec<Value>) = (0..=MAX_ZOOM)
+        .map(|z| {
+            let (cell_m, scale, tiles) = mvt::web_mercator_matrix(z);
+            let px = mvt::WEB_MERCATOR_TILE_PX;
+            (
+                json!({
+                    "id": z.to_string(), "scaleDenominator": scale, "cellSize": cell_m,
+                    "cornerOfOrigin": "topLeft", "pointOfOrigin": [-half, half],
+                    "tileWidth": px, "tileHeight": px, "matrixWidth": tiles, "matrixHeight": tiles
+                }),
+                json!({
+                    "type": "TileMatrixType", "identifier": z.to_string(), "scaleDenominator": scale,
+                    "topLeftCorner": [-half, half],
+                    "tileWidth": px, "tileHeight": px, "matrixWidth": tiles, "matrixHeight": tiles
+                }),
+            )
+        })
+        .unzip();
+    Ok(Json(json!({
+        "id": TMS_ID,
+        "title": "Google Maps Compatible for the World",
+        "uri": TMS_URI,
+        "crs": CRS_3857,
+        "orderedAxes": ["X", "Y"],
+        "wellKnownScaleSet": "http://www.opengis.net/def/wkss/OGC/1.0/GoogleMapsCompatible",
+        "tileMatrices": matrices,
+        "type": "TileMatrixSetType",
+        "identifier": TMS_ID,
+        "supportedCRS": CRS_3857,
+        "boundingBox": {"type": "BoundingBoxType", "crs": CRS_3857, "lowerCorner": [-half, -half], "upperCorner": [half, half]},
+        "tileMatrix": matrices_v1
+    })))
+}
+
+/// The summary of a collection's one tileset, as listed and as its own document.
+fn tileset_summary(id: &str, base: &str) -> Value {
+    json!({
+        "title": format!("{id} vector tiles"),
+        "dataType": "vector",
+        "crs": CRS_3857,
+        "tileMatrixSetURI": TMS_URI,
+        "links": [
+            {"href": format!("{base}/collections/{id}/tiles/{TMS_ID}"), "rel": "self", "type": "application/json", "title": "Tileset metadata (also TileJSON)"},
+            {"href": format!("{base}/tileMatrixSets/{TMS_ID}"), "rel": REL_TILING_SCHEME, "type": "application/json"}
+        ]
+    })
+}
+
+/// `/collections/{id}/tiles`: the collection's tilesets (one, in WebMercatorQuad).
+#[utoipa::path(get, path = "/collections/{collectionId}/tiles", tag = "tiles",
+    params(("collectionId" = String, Path, description = "A collection id"),
+           ("f" = Option<String>, Query, description = "json")),
+    responses((status = 200, description = "The collection's vector tilesets", content_type = "application/json"),
+              (status = 404, description = "No such collection", content_type = "application/problem+json")))]
+pub async fn tilesets(
     State(st): State<AppState>,
     Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Value>> {
+    check_query(&q, &[], &["json"])?;
+    layer(&st, &id)?;
+    let base = base_url(&st);
+    Ok(Json(json!({
+        "links": [
+            {"href": format!("{base}/collections/{id}/tiles"), "rel": "self", "type": "application/json"},
+            {"href": format!("{base}/collections/{id}"), "rel": "collection", "type": "application/json"}
+        ],
+        "tilesets": [tileset_summary(&id, &base)]
+    })))
+}
+
+/// `/collections/{id}/tiles/WebMercatorQuad`: OGC API – Tiles tileset metadata, which is
+/// also a TileJSON 3.0 document (the two share no member names), so MapLibre and OGC
+/// clients read the same URL.
+#[utoipa::path(get, path = "/collections/{collectionId}/tiles/{tileMatrixSetId}", tag = "tiles",
+    params(("collectionId" = String, Path, description = "A collection id"),
+           ("tileMatrixSetId" = String, Path, description = "WebMercatorQuad"),
+           ("f" = Option<String>, Query, description = "json (also tilejson)")),
+    responses((status = 200, description = "Tileset metadata and TileJSON", content_type = "application/json"),
+              (status = 404, description = "No such collection or tile matrix set", content_type = "application/problem+json")))]
+pub async fn tileset(
+    State(st): State<AppState>,
+    Path((id, tms)): Path<(String, String)>,
+    Query(q): Query<HashMap<String, String>>,
+) -> ApiResult<Json<Value>> {
+    check_query(&q, &[], &["json", "tilejson"])?;
+    if tms != TMS_ID {
+        return Err(ApiError::NotFound(format!(
+            "tile matrix set '{tms}' not found; only {TMS_ID} is served"
+        )));
+    }
     let layer = layer(&st, &id)?;
     let base = base_url(&st);
     let bounds = layer
@@ -118,20 +267,40 @@ pub async fn tilejson(
         .features
         .first()
         .map(|f| {
-            f.properties
+            served_properties(&st, layer, 0)
                 .keys()
+                .chain(f.properties.keys())
                 .map(|k| (k.clone(), Value::String("".into())))
                 .collect()
         })
         .unwrap_or_default();
-    Ok(Json(json!({
-        "tilejson": "3.0.0",
-        "name": id,
-        "scheme": "xyz",
-        "tiles": [format!("{base}/collections/{id}/tiles/WebMercatorQuad/{{z}}/{{y}}/{{x}}")],
-        "minzoom": 0,
-        "maxzoom": MAX_ZOOM,
-        "bounds": bounds,
-        "vector_layers": [{"id": id, "fields": fields}]
-    })))
+    let template = format!("{base}/collections/{id}/tiles/{TMS_ID}/{{z}}/{{y}}/{{x}}");
+    let mut doc = tileset_summary(&id, &base);
+    if let Some(links) = doc["links"].as_array_mut() {
+        links.push(json!({
+            "href": format!("{base}/collections/{id}/tiles/{TMS_ID}/{{tileMatrix}}/{{tileRow}}/{{tileCol}}"),
+            "rel": "item", "type": MVT, "templated": true, "title": "Mapbox Vector Tiles"
+        }));
+        links.push(json!({"href": format!("{base}/collections/{id}"), "rel": "collection", "type": "application/json"}));
+    }
+    if let Some(b) = &bounds {
+        doc["boundingBox"] =
+            json!({"lowerLeft": [b[0], b[1]], "upperRight": [b[2], b[3]], "crs": CRS84});
+    }
+    doc["layers"] = json!([{"id": id, "dataType": "vector", "propertiesSchema": {
+        "type": "object",
+        "properties": fields.keys().map(|k| (k.clone(), json!({}))).collect::<Map<String, Value>>()
+    }}]);
+    doc["minTileMatrix"] = json!("0");
+    doc["maxTileMatrix"] = json!(MAX_ZOOM.to_string());
+    // TileJSON 3.0, for MapLibre.
+    doc["tilejson"] = json!("3.0.0");
+    doc["name"] = json!(id);
+    doc["scheme"] = json!("xyz");
+    doc["tiles"] = json!([template]);
+    doc["minzoom"] = json!(0);
+    doc["maxzoom"] = json!(MAX_ZOOM);
+    doc["bounds"] = json!(bounds);
+    doc["vector_layers"] = json!([{"id": id, "fields": fields}]);
+    Ok(Json(doc))
 }

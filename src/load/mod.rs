@@ -128,6 +128,7 @@ fn named_columns(cfg: &LayerConfig) -> Vec<(String, &str)> {
         ("category_field", &cfg.category_field),
         ("pollutant_field", &cfg.pollutant_field),
         ("stormwater_field", &cfg.stormwater_field),
+        ("year_field", &cfg.year_field),
     ]
     .into_iter()
     .filter_map(|(k, v)| v.as_deref().map(|c| (k.to_string(), c)))
@@ -542,6 +543,8 @@ pub fn parse_geojson(text: &str, label: &str) -> Result<(Vec<Feature>, Vec<LoadP
         category_field: None,
         pollutant_field: None,
         stormwater_field: None,
+        year_field: None,
+        list_year: None,
         max_rejected_share: None,
         fields: Default::default(),
     };
