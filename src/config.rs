@@ -21,10 +21,12 @@ pub enum Role {
     Impaired,
     Tmdl,
     Boundary,
+    /// Background lines (roads) drawn under everything else; never read by a check.
+    Basemap,
 }
 
 impl Role {
-    pub const ALL: [Role; 9] = [
+    pub const ALL: [Role; 10] = [
         Role::Parcels,
         Role::Disturbance,
         Role::Sites,
@@ -34,6 +36,7 @@ impl Role {
         Role::Impaired,
         Role::Tmdl,
         Role::Boundary,
+        Role::Basemap,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -47,6 +50,7 @@ impl Role {
             Role::Impaired => "impaired",
             Role::Tmdl => "tmdl",
             Role::Boundary => "boundary",
+            Role::Basemap => "basemap",
         }
     }
 
@@ -236,6 +240,12 @@ pub struct LayerConfig {
     pub causes_fields: Option<Vec<String>>,
     pub cause_value: Option<String>,
     pub category_field: Option<String>,
+    /// Impaired lists: the column holding the list's year (e.g. the 303(d) cycle), or
+    /// `list_year`, one year for the whole layer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub year_field: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_year: Option<String>,
     pub pollutant_field: Option<String>,
     pub stormwater_field: Option<String>,
     /// This layer's share of features that may be refused before the load fails (default: the

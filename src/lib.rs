@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod config;
 pub mod error;
 pub mod facts;
+pub mod frame;
 pub mod law;
 pub mod layer;
 pub mod load;

@@ -135,6 +135,7 @@ pub fn app(state: AppState) -> Router {
         .route("/sites/{id}/report.html", get(sites::report_html))
         .route("/sites/{id}/trace", get(sites::trace))
         .route("/parcels/{id}/receiving-waters", get(sites::parcel_waters))
+        .route("/parcels/{id}/report.html", get(sites::parcel_report_html))
         .route("/check", post(sites::check))
         .route("/search", get(sites::search))
         .route("/rules", get(sites::rules))

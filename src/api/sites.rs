@@ -87,6 +87,15 @@ pub async fn report_html(
     Ok(Html(super::html::render(&st, &r)))
 }
 
+/// `GET /parcels/{id}/report.html`: the printable page of a parcel's check.
+pub async fn parcel_report_html(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Html<String>> {
+    let Json(r) = parcel_waters(State(st.clone()), Path(id)).await?;
+    Ok(Html(super::html::render(&st, &r)))
+}
+
 /// The downstream reaches of a site's trace as GeoJSON, for highlighting on the map.
 pub async fn trace(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
     let r = site_report(&st, &id)?;
