@@ -18,6 +18,7 @@ pub mod network;
 pub mod record;
 pub mod report;
 pub mod screening;
+pub mod search;
 pub mod subject;
 pub mod tiles;
 pub mod waters;
