@@ -154,9 +154,16 @@ mod tests {
 
     #[test]
     fn the_outfall_path_starts_at_the_sites_nearest_edge() {
-        let square: Polygon<f64> = geo_types::polygon![
-            (x: 0.0, y: 0.0), (x: 1.0, y: 0.0), (x: 1.0, y: 1.0), (x: 0.0, y: 1.0), (x: 0.0, y: 0.0)
-        ];
+        let square = Polygon::new(
+            geo_types::LineString::from(vec![
+                (0.0, 0.0),
+                (1.0, 0.0),
+                (1.0, 1.0),
+                (0.0, 1.0),
+                (0.0, 0.0),
+            ]),
+            vec![],
+        );
         let p = nearest_edge(&[&square], Point::new(3.0, 0.5)).unwrap();
         assert_eq!((p.x(), p.y()), (1.0, 0.5));
         assert!(nearest_edge(&[], Point::new(3.0, 0.5)).is_none());
