@@ -231,14 +231,19 @@ impl Catalog {
             .collect()
     }
 
-    /// The extent of all loaded layers (lon/lat).
+    /// The extent of the loaded layers (lon/lat). A basemap is background, not the data set:
+    /// its roads reach past the town and must not widen where an outfall may lie.
     pub fn bbox(&self) -> Option<Rect<f64>> {
-        self.layers.iter().filter_map(Layer::bbox).reduce(|a, b| {
-            Rect::new(
-                geo_types::coord! { x: a.min().x.min(b.min().x), y: a.min().y.min(b.min().y) },
-                geo_types::coord! { x: a.max().x.max(b.max().x), y: a.max().y.max(b.max().y) },
-            )
-        })
+        self.layers
+            .iter()
+            .filter(|l| l.config.role != Role::Basemap)
+            .filter_map(Layer::bbox)
+            .reduce(|a, b| {
+                Rect::new(
+                    geo_types::coord! { x: a.min().x.min(b.min().x), y: a.min().y.min(b.min().y) },
+                    geo_types::coord! { x: a.max().x.max(b.max().x), y: a.max().y.max(b.max().y) },
+                )
+            })
     }
 }
 

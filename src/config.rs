@@ -21,10 +21,12 @@ pub enum Role {
     Impaired,
     Tmdl,
     Boundary,
+    /// Background lines (roads) drawn under everything else; never read by a check.
+    Basemap,
 }
 
 impl Role {
-    pub const ALL: [Role; 9] = [
+    pub const ALL: [Role; 10] = [
         Role::Parcels,
         Role::Disturbance,
         Role::Sites,
@@ -34,6 +36,7 @@ impl Role {
         Role::Impaired,
         Role::Tmdl,
         Role::Boundary,
+        Role::Basemap,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -47,6 +50,7 @@ impl Role {
             Role::Impaired => "impaired",
             Role::Tmdl => "tmdl",
             Role::Boundary => "boundary",
+            Role::Basemap => "basemap",
         }
     }
 
@@ -109,6 +113,22 @@ fn date_or_toml_date<'de, D: serde::Deserializer<'de>>(
     };
     text.parse()
         .map_err(|_| serde::de::Error::custom(format!("'{text}' is not a date (YYYY-MM-DD)")))
+}
+
+/// An optional value written as TOML text or a number, kept as text.
+fn text_or_number<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Text(String),
+        Int(i64),
+    }
+    Ok(Option::<Either>::deserialize(d)?.map(|v| match v {
+        Either::Text(s) => s,
+        Either::Int(n) => n.to_string(),
+    }))
 }
 
 /// Which causes of a listed water count as a pollutant of concern for Condition A.
@@ -236,15 +256,19 @@ pub struct LayerConfig {
     pub causes_fields: Option<Vec<String>>,
     pub cause_value: Option<String>,
     pub category_field: Option<String>,
-    pub pollutant_field: Option<String>,
-    pub stormwater_field: Option<String>,
-    /// Impaired lists: the column holding each listing's list year (e.g. ATTAINS's
-    /// reporting cycle), else `list_year` for the whole list.
+    /// Impaired lists: the column holding the list's year (e.g. the 303(d) cycle), or
+    /// `list_year`, one year for the whole layer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub year_field: Option<String>,
-    /// Impaired lists: the year of the list edition when no column gives it, e.g. 2012.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub list_year: Option<i32>,
+    /// Written as a number (`2012`) or text (`"2012"`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "text_or_number"
+    )]
+    pub list_year: Option<String>,
+    pub pollutant_field: Option<String>,
+    pub stormwater_field: Option<String>,
     /// This layer's share of features that may be refused before the load fails (default: the
     /// manifest's `max_rejected_share`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -22,6 +22,11 @@ pub struct Report {
     pub receiving_water_names: Vec<String>,
     pub receiving_waters: Vec<ReceivingWater>,
     pub entry: Entry,
+    /// The view a map of this report shows (viewer and printed inset alike): the site, the
+    /// outfall point, the entry reach and the path to the first impaired water.
+    pub frame_bbox: Option<[f64; 4]>,
+    /// From the site's nearest edge to the applicant's outfall point, [[lon, lat], [lon, lat]].
+    pub outfall_path: Option<[[f64; 2]; 2]>,
     pub downstream: Vec<Reach>,
     /// Why the trace stopped: "outlet", "limit (50 km)" or "cycle (back to reach X)".
     pub trace_end: Option<String>,
@@ -98,6 +103,8 @@ pub struct Entry {
     pub water_kind: Option<String>,
     pub distance_m: Option<f64>,
     pub reason: String,
+    /// The applicant's outfall point [lon, lat], when given.
+    pub outfall: Option<[f64; 2]>,
 }
 
 #[derive(Debug, Clone, Serialize)]

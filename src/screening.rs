@@ -5,6 +5,7 @@ use crate::area::{self, Phase};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::facts::{self, Facts};
+use crate::frame;
 use crate::law::{self, Finding, RuleId};
 use crate::report::{Conditions, DataInfo, Disturbance, Entry, Report, SiteInfo};
 pub use crate::subject::{parse_point, phases_from_features, Subject, SubjectKind, WHOLE_PARCEL};
@@ -33,6 +34,15 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
     };
     let entry_reason = law::describe_entry(&f);
     let w = f.water;
+    let framed = frame::frame(
+        catalog,
+        f.bbox,
+        &site_polygons(subject),
+        subject.outfall,
+        w.entry.reach_id.as_deref(),
+        &w.downstream,
+        w.listed.first(),
+    );
     Report {
         site: SiteInfo {
             id: subject.id.clone(),
@@ -70,7 +80,10 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
             water_kind: w.entry.water_kind,
             distance_m: w.entry.distance_m,
             reason: entry_reason,
+            outfall: w.entry.outfall,
         },
+        frame_bbox: framed.bbox,
+        outfall_path: framed.outfall_path,
         downstream: w.downstream,
         trace_end: w.trace_end,
         divergences: w.divergences,
@@ -88,6 +101,19 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
             outfall_version: env!("CARGO_PKG_VERSION"),
         },
     }
+}
+
+/// The disturbance polygons, else the footprint's (a parcel, a site boundary).
+fn site_polygons(subject: &Subject) -> Vec<&geo_types::Polygon<f64>> {
+    let mut polys = subject.all_polygons();
+    if polys.is_empty() {
+        match &subject.footprint {
+            Some(geo_types::Geometry::Polygon(p)) => polys.push(p),
+            Some(geo_types::Geometry::MultiPolygon(mp)) => polys.extend(mp.0.iter()),
+            _ => {}
+        }
+    }
+    polys
 }
 
 /// Checks polygons drawn or uploaded by a user, after refusing what no real site can be:

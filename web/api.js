@@ -129,5 +129,6 @@ export const api = {
       timeoutMs: 60000,
     }),
   siteReportHtmlUrl: (id) => `/sites/${encodeURIComponent(id)}/report.html`,
+  parcelReportHtmlUrl: (id) => `/parcels/${encodeURIComponent(id)}/report.html`,
   tileUrl: (id) => absUrl(`/collections/${encodeURIComponent(id)}/tiles/WebMercatorQuad/`) + "{z}/{y}/{x}",
 };

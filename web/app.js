@@ -1,11 +1,12 @@
 // Outfall web viewer: wires the map, the side panel and the API together.
 import { api, fetchJSON } from "./api.js";
 import {
-  maplibregl, createMap, addOutfallLayers, buildLegend, fitBbox, showSelection, clearSelection,
+  maplibregl, createMap, addOutfallLayers, buildLegend, fitBbox, fitFrame, setSiteRisk, showSelection, clearSelection,
   siteBboxFromData, geojsonBbox, validBbox, toFC, parcelIdOf, contextBbox,
 } from "./map.js";
-import { renderSites, sortSites, renderSearchResults, renderReport, renderError, h } from "./panel.js";
+import { renderSites, sortSites, renderSearchResults, renderReport, renderError, h, BADGE_KEY, mapLegendEl } from "./panel.js";
 import { PolygonDraw } from "./draw.js";
+import { linkFor, readLink, encodeCheck, decodeCheck } from "./permalink.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -14,6 +15,7 @@ const state = {
   map: null,
   layers: null,
   sites: [],
+  allSites: [], // every status, for the map's risk symbols and hovers
   selectedId: null,
   current: null, // {source, id, report}
   token: 0,
@@ -28,6 +30,7 @@ const outfall = {
   warnings: [],
   state,
   openSite: (id) => openSite(id),
+  closeReport: () => closeReport(),
   openParcel: (id) => openParcel(id),
   parcelIdOf,
 };
@@ -81,14 +84,69 @@ async function init() {
   setupSites();
   setupUpload();
 
-  await loadSites();
+  await Promise.all([loadSites(), loadRisk()]);
+  setupPermalinks();
+  await openFromLink();
   outfall.ready = true;
   document.body.dataset.ready = "true";
   setStatus(layers.warnings.length ? `Loaded with problems: ${layers.warnings.join("; ")}` : "");
 }
 
+// ---------------------------------------------------------------- risk on the map
+async function loadRisk() {
+  try {
+    const body = await api.sites();
+    state.allSites = (body && Array.isArray(body.sites)) ? body.sites : [];
+    setSiteRisk(state.map, state.layers.data, state.allSites);
+  } catch (err) {
+    outfall.warnings.push(`sites (risk): ${err.message}`);
+  }
+}
+
+// ---------------------------------------------------------------- permalinks
+// The URL names the open report (#site=S06, #parcel=..., #check=<the upload, compressed>), so
+// a link or a reload reopens it; Back closes it or returns to the one before.
+let applyingLink = false;
+
+function setLink(hash) {
+  if (applyingLink) return;
+  const want = hash ? `#${hash}` : "";
+  if ((location.hash || "") === want) return;
+  history.pushState(null, "", want || location.pathname + location.search);
+}
+
+async function openFromLink() {
+  const link = readLink(location.hash);
+  applyingLink = true;
+  try {
+    if (!link) {
+      if (state.current) closeReport();
+    } else if (link.kind === "site") await openSite(link.id);
+    else if (link.kind === "parcel") await openParcel(link.id);
+    else if (link.kind === "check") {
+      const text = await decodeCheck(link.data);
+      if (text != null) await runCheck(text, geometryOf(text), "linked check", link.data);
+    }
+  } catch (err) {
+    outfall.warnings.push(`link: ${err.message}`);
+  } finally {
+    applyingLink = false;
+  }
+}
+
+function setupPermalinks() {
+  window.addEventListener("popstate", () => openFromLink());
+  document.addEventListener("keydown", (e) => {
+    // Esc closes the report, unless it is ending a drawing or closing a popup menu.
+    if (e.key !== "Escape" || (draw && draw.active) || !state.current && $("report-card").hidden) return;
+    if (e.target && e.target.closest && e.target.closest("select, input[type=search]")) return;
+    closeReport();
+  });
+}
+
 // ---------------------------------------------------------------- sites list
 function setupSites() {
+  $("sites-key").textContent = BADGE_KEY;
   $("sites-sort").addEventListener("change", () => drawSites());
   $("sites-status").addEventListener("change", () => loadSites());
 }
@@ -153,6 +211,7 @@ function focusReport() {
 }
 
 function closeReport() {
+  setLink("");
   state.current = null;
   state.selectedId = null;
   $("report-card").hidden = true;
@@ -210,8 +269,11 @@ async function openSite(id, bbox) {
     onShowReach: showReach,
   });
   const shown = showSelection(state.map, { siteId: id, traceFC: trace, report, flowlinesFC: state.layers.data.flowlines });
-  const view = contextBbox(box, shown, report);
-  if (view) fitBbox(state.map, view, { maxZoom: 15 });
+  if (!fitFrame(state.map, report.frame_bbox)) {
+    const view = contextBbox(box, shown, report);
+    if (view) fitBbox(state.map, view, { maxZoom: 15 });
+  }
+  setLink(linkFor("site", id));
   focusReport();
   outfall.lastReport = report;
 }
@@ -249,18 +311,22 @@ async function openParcel(id, bbox, clickedFeature) {
   const box = validBbox(report.site && report.site.bbox) || validBbox(bbox) || (geom && geojsonBbox(geom));
   renderReport(reportCard(), report, {
     source: "parcel",
+    printUrl: api.parcelReportHtmlUrl(id),
     onZoom: box ? () => fitBbox(state.map, box, { maxZoom: 17 }) : null,
     onClose: closeReport,
     onShowReach: showReach,
   });
   const shown = showSelection(state.map, { report, flowlinesFC: state.layers.data.flowlines, geometry: geom });
-  const view = contextBbox(box, shown, report);
-  if (view) fitBbox(state.map, view, { maxZoom: 16 });
+  if (!fitFrame(state.map, report.frame_bbox)) {
+    const view = contextBbox(box, shown, report);
+    if (view) fitBbox(state.map, view, { maxZoom: 16 });
+  }
+  setLink(linkFor("parcel", id));
   focusReport();
   outfall.lastReport = report;
 }
 
-async function runCheck(bodyText, geometry, label) {
+async function runCheck(bodyText, geometry, label, linkData) {
   const token = ++state.token;
   state.selectedId = null;
   markSelected();
@@ -297,8 +363,14 @@ async function runCheck(bodyText, geometry, label) {
     onShowReach: showReach,
   });
   const shown = showSelection(state.map, { report, flowlinesFC: state.layers.data.flowlines, geometry });
-  const view = contextBbox(box, shown, report);
-  if (view) fitBbox(state.map, view, { maxZoom: 16 });
+  if (!fitFrame(state.map, report.frame_bbox)) {
+    const view = contextBbox(box, shown, report);
+    if (view) fitBbox(state.map, view, { maxZoom: 16 });
+  }
+  const data = linkData || (await encodeCheck(bodyText));
+  if (token !== state.token) return;
+  if (data) setLink(linkFor("check", data));
+  else setStatus("This check is too large to put in a link; save the file to share it.");
   focusReport();
   outfall.lastReport = report;
 }
@@ -313,6 +385,19 @@ function siteName(id) {
   return (f && f.properties && f.properties.name) || "";
 }
 
+/** "2.57 ac at once (2.57 total) · Conditions A, C" — what a hover on a site says. */
+function riskWords(x) {
+  const ac = (v) => `${(Number(v) || 0).toFixed(2)} ac`;
+  const c = x.conditions || {};
+  const on = ["A", "B", "C"].filter((k) => c[k] === true);
+  const open = ["A", "B", "C"].filter((k) => c[k] == null);
+  let t = `${ac(x.peak_acres)} at once (${ac(x.total_acres)} total)`;
+  t += on.length ? ` · Condition${on.length > 1 ? "s" : ""} ${on.join(", ")}` : " · no condition A/B/C";
+  if (open.length) t += ` · ${open.join(", ")} needs data`;
+  if (c.five_acre_limit_exceeded === true) t += " · over 5 acres at once";
+  return t;
+}
+
 function tooltipFor(f) {
   const p = f.properties || {};
   const lid = f.layer && f.layer.id;
@@ -325,6 +410,8 @@ function tooltipFor(f) {
   const sid = p.site_id ?? p.id;
   const name = siteName(sid);
   let t = `Site ${sid}${name ? " · " + name : ""}`;
+  const risk = state.allSites.find((x) => String(x.id) === String(sid));
+  if (risk) t += ` · ${riskWords(risk)}`;
   if (lid !== "site-points" && lid !== "sites-fill") {
     if (p.phase != null && p.phase !== "") t += ` · phase ${p.phase}`;
     if (p.start) t += ` · ${p.start} → ${p.end || "open"}`;
@@ -430,6 +517,23 @@ function setupDraw(map) {
   });
   finish.addEventListener("click", () => draw.finish());
   cancel.addEventListener("click", () => draw.cancel());
+}
+
+/** The lon/lat geometry of an upload, for the map before the answer; null when not GeoJSON. */
+function geometryOf(text) {
+  try {
+    const parsed = JSON.parse(text);
+    if (parsed && (parsed.type === "Feature" || parsed.type === "FeatureCollection" || parsed.coordinates)) {
+      const g = toFC(parsed);
+      const b = geojsonBbox(g);
+      // Projected coordinates (a State Plane CAD export) are not drawn before the answer.
+      const lonLat = b && b[0] >= -180 && b[2] <= 180 && b[1] >= -90 && b[3] <= 90;
+      return lonLat ? g : null;
+    }
+  } catch {
+    /* the server explains */
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------- upload
@@ -539,15 +643,27 @@ function highlightWater(id, zoom) {
   }
 }
 
-// Printing the panel: expand the report's collapsed sections, then restore them.
+// Printing the panel (a parcel or a drawn check): a picture of the map with its legend on
+// top, every collapsed section open, then everything as it was.
 let printOpened = [];
+let printMap = null;
 window.addEventListener("beforeprint", () => {
   printOpened = [...document.querySelectorAll("#report details:not([open])")];
   printOpened.forEach((d) => (d.open = true));
+  const report = $("report");
+  if (state.map && state.current && report) {
+    try {
+      const img = h("img", { src: state.map.getCanvas().toDataURL("image/png"), alt: "Map of the report" });
+      printMap = h("figure", { class: "print-only print-map", "data-testid": "print-map" }, img, mapLegendEl());
+      report.insertBefore(printMap, report.querySelector(".receiving"));
+    } catch { /* a tainted canvas: print without the map */ }
+  }
 });
 window.addEventListener("afterprint", () => {
   printOpened.forEach((d) => (d.open = false));
   printOpened = [];
+  if (printMap) printMap.remove();
+  printMap = null;
 });
 
 init().catch((err) => {

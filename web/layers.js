@@ -2,6 +2,7 @@
 import * as maplibregl from "/vendor/maplibre-gl/maplibre-gl.mjs";
 import { api } from "./api.js";
 import { addLayer, isGroupVisible } from "./legend.js";
+import { LineLabels } from "./labels.js";
 import { EMPTY_FC, validBbox, geojsonBbox, lineMidpoint, hasGeometry, normalizeIds } from "./geo.js";
 
 export const COLORS = {
@@ -17,6 +18,8 @@ export const COLORS = {
   receiving: "#00a5b8",
   selected: "#111111",
   user: "#e6550d",
+  risk: "#e31a1c",
+  outfall: "#111111",
   phases: ["#e6a100", "#d95f02", "#7570b3", "#1b9e77", "#a6761d", "#e7298a", "#66a61e", "#666666"],
 };
 
@@ -151,6 +154,21 @@ function joinImpaired(fc, impairedById) {
   return n;
 }
 
+/** Named streams (not "unnamed tributary to ..."): [{name, lines}], one entry per name. */
+function namedStreams(fc) {
+  const by = new Map();
+  for (const f of (fc && fc.features) || []) {
+    const p = f.properties || {};
+    const name = String(p.display_name || p.name || "").trim();
+    if (!name || /^unnamed\b/i.test(name)) continue;
+    const g = f.geometry;
+    const lines = !g ? [] : g.type === "LineString" ? [g.coordinates] : g.type === "MultiLineString" ? g.coordinates : [];
+    if (!by.has(name)) by.set(name, []);
+    by.get(name).push(...lines);
+  }
+  return [...by].map(([name, lines]) => ({ name, lines }));
+}
+
 /** One point per site (bbox centre of its disturbance / boundary), with status and name. */
 function sitePoints(data) {
   const by = new Map();
@@ -236,6 +254,31 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
   const src = (id, fc) => map.addSource(id, { type: "geojson", data: fc || EMPTY_FC, promoteId: "id" });
   const sourceIds = [];
 
+  // --- Basemap: the data set's own roads as vector tiles, under everything (works offline) ---
+  if (has("basemap")) {
+    map.addSource("basemap", { type: "vector", tiles: [api.tileUrl("basemap")], minzoom: 10, maxzoom: 16 });
+    sourceIds.push("basemap");
+    // TIGER classes: S1100 primary, S1200 secondary, S1630 ramps; the rest local.
+    const cls = ["to-string", ["coalesce", ["get", "MTFCC"], ""]];
+    const major = ["match", cls, ["S1100", "S1200"], true, false];
+    addLayer(map, "basemap", {
+      id: "roads-casing", type: "line", source: "basemap", "source-layer": "basemap", minzoom: 10,
+      layout: { "line-cap": "round", "line-join": "round" },
+      paint: {
+        "line-color": "#b9b2a3",
+        "line-width": ["interpolate", ["linear"], ["zoom"], 10, ["case", major, 2.2, 0.8], 16, ["case", major, 9, 6]],
+      },
+    });
+    addLayer(map, "basemap", {
+      id: "roads-line", type: "line", source: "basemap", "source-layer": "basemap", minzoom: 12,
+      layout: { "line-cap": "round", "line-join": "round" },
+      paint: {
+        "line-color": ["case", major, "#fbe3a7", "#ffffff"],
+        "line-width": ["interpolate", ["linear"], ["zoom"], 12, ["case", major, 2, 0.8], 16, ["case", major, 7, 4.5]],
+      },
+    });
+  }
+
   // --- TMDL watersheds (hatched) ---
   if (data.tmdl) {
     src("tmdl", data.tmdl);
@@ -319,20 +362,50 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
     });
   }
 
-  // --- Site points: one dot per site, so small sites show at town scale ---
+  // --- Site points: one dot per site, so small sites show at town scale. Size is the peak
+  // acres at one time; a magenta ring is Condition A, an outer black ring Condition B, a red
+  // halo more than 5 acres disturbed at once (risk props come from /sites, see setSiteRisk).
   if (data.disturbance || (data.sites && hasGeometry(data.sites))) {
-    src("site-points", sitePoints(data));
+    data.sitePoints = sitePoints(data);
+    src("site-points", data.sitePoints);
     sourceIds.push("site-points");
     const st = ["downcase", ["to-string", ["coalesce", ["get", "status"], "active"]]];
+    const acres = ["to-number", ["coalesce", ["get", "peak_acres"], 0], 0];
+    const size = (k) => ["*", k, ["interpolate", ["linear"], acres, 0, 4, 1, 5, 5, 8, 10, 11, 20, 14]];
+    const radius = ["interpolate", ["linear"], ["zoom"], 9, size(0.8), 13, size(1.15)];
+    const fade = ["interpolate", ["linear"], ["zoom"], 12.5, 1, 13.5, 0];
+    addLayer(map, "disturbance", {
+      id: "site-risk-halo", type: "circle", source: "site-points", maxzoom: 13.5,
+      filter: ["==", ["get", "over_limit"], true],
+      paint: {
+        "circle-radius": ["interpolate", ["linear"], ["zoom"], 9, ["+", size(0.8), 9], 13, ["+", size(1.15), 12]],
+        "circle-color": COLORS.risk,
+        "circle-opacity": ["*", 0.28, fade],
+        "circle-stroke-color": COLORS.risk,
+        "circle-stroke-width": 1.5,
+        "circle-stroke-opacity": fade,
+      },
+    });
+    addLayer(map, "disturbance", {
+      id: "site-risk-b", type: "circle", source: "site-points", maxzoom: 13.5,
+      filter: ["==", ["get", "cond_b"], true],
+      paint: {
+        "circle-radius": ["interpolate", ["linear"], ["zoom"], 9, ["+", size(0.8), 4], 13, ["+", size(1.15), 5]],
+        "circle-opacity": 0,
+        "circle-stroke-color": "#111111",
+        "circle-stroke-width": 2.5,
+        "circle-stroke-opacity": fade,
+      },
+    });
     addLayer(map, "disturbance", {
       id: "site-points", type: "circle", source: "site-points", maxzoom: 13.5,
       paint: {
-        "circle-radius": ["interpolate", ["linear"], ["zoom"], 9, 4, 13, 7],
+        "circle-radius": radius,
         "circle-color": ["match", st, "active", "#d95f02", "planned", "#ffffff", "stabilized", "#1b7837", "#888888"],
-        "circle-stroke-color": ["match", st, "planned", "#7570b3", "#ffffff"],
-        "circle-stroke-width": 2,
-        "circle-opacity": ["interpolate", ["linear"], ["zoom"], 12.5, 1, 13.5, 0],
-        "circle-stroke-opacity": ["interpolate", ["linear"], ["zoom"], 12.5, 1, 13.5, 0],
+        "circle-stroke-color": ["case", ["==", ["get", "cond_a"], true], COLORS.impaired, ["match", st, "planned", "#7570b3", "#ffffff"]],
+        "circle-stroke-width": ["case", ["==", ["get", "cond_a"], true], 3.5, 2],
+        "circle-opacity": fade,
+        "circle-stroke-opacity": fade,
       },
     });
   }
@@ -484,6 +557,19 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
     id: "selection-line", type: "line", source: "selection",
     paint: { "line-color": COLORS.selected, "line-width": 3 },
   });
+  map.addSource("outfall", { type: "geojson", data: EMPTY_FC });
+  sourceIds.push("outfall");
+  addLayer(map, "trace", {
+    id: "outfall-path", type: "line", source: "outfall",
+    filter: ["==", ["get", "_role"], "outfall-path"],
+    layout: { "line-cap": "round" },
+    paint: { "line-color": COLORS.outfall, "line-width": 2.5, "line-dasharray": [2, 1.5] },
+  });
+  addLayer(map, "trace", {
+    id: "outfall-point", type: "circle", source: "outfall",
+    filter: ["==", ["get", "_role"], "outfall"],
+    paint: { "circle-radius": 7, "circle-color": "#ffffff", "circle-stroke-color": COLORS.outfall, "circle-stroke-width": 3.5 },
+  });
   if (data.disturbance) {
     addLayer(map, "trace", {
       id: "selected-disturbance", type: "line", source: "disturbance",
@@ -501,8 +587,54 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
 
   // Labels for impaired waters (DOM markers: the blank style has no glyphs).
   const labels = buildImpairedLabels(map, data, impairedById);
+  // Every named stream, and street names zoomed in, along their lines.
+  const streams = namedStreams(data.flowlines);
+  labels.lineLabels = new LineLabels(map, {
+    streams: () => (isGroupVisible("flowlines") ? streams : []),
+    streetsVisible: () => isGroupVisible("basemap"),
+    reserved: () => (labels.shown ? labels.markers.map((m) => m.getElement()) : []),
+  });
 
   return { data, sourceIds, warnings, impairedById, labels, phases };
+}
+
+/**
+ * Put each site's risk on its dot: peak acres at one time, Conditions A and B, and whether the
+ * peak is over the five-acre limit. `sites` is the /sites list.
+ */
+export function setSiteRisk(map, data, sites, limitAcres = 5) {
+  const fc = data && data.sitePoints;
+  const s = map.getSource("site-points");
+  if (!fc || !s) return;
+  const byId = new Map((sites || []).map((x) => [String(x.id), x]));
+  for (const f of fc.features) {
+    const x = byId.get(String(f.properties.id));
+    if (!x) continue;
+    const c = x.conditions || {};
+    Object.assign(f.properties, {
+      peak_acres: Number(x.peak_acres) || 0,
+      total_acres: Number(x.total_acres) || 0,
+      cond_a: c.A === true,
+      cond_b: c.B === true,
+      cond_c: c.C === true,
+      over_limit: Number(x.peak_acres) > limitAcres,
+    });
+  }
+  s.setData(fc);
+}
+
+/** The applicant's outfall point and the storm sewer from the site to it. */
+export function outfallFeatures(report) {
+  const features = [];
+  const path = report && report.outfall_path;
+  if (Array.isArray(path) && path.length === 2) {
+    features.push({ type: "Feature", properties: { _role: "outfall-path" }, geometry: { type: "LineString", coordinates: path } });
+  }
+  const at = report && report.entry && report.entry.outfall;
+  if (Array.isArray(at) && at.length === 2 && at.every(Number.isFinite)) {
+    features.push({ type: "Feature", properties: { _role: "outfall" }, geometry: { type: "Point", coordinates: at } });
+  }
+  return { type: "FeatureCollection", features };
 }
 
 function buildImpairedLabels(map, data, impairedById) {

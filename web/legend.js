@@ -2,7 +2,7 @@
 
 // Legend groups: key -> {label, layers[]}; layers are filled in as they are added.
 export const GROUPS = [
-  { key: "disturbance", label: "Disturbance (by phase)" },
+  { key: "disturbance", label: "Sites and disturbance (by phase)" },
   { key: "sites", label: "Site boundaries" },
   { key: "parcels", label: "Parcels (zoom in)" },
   { key: "flowlines", label: "Streams" },
@@ -11,6 +11,7 @@ export const GROUPS = [
   { key: "tmdl", label: "TMDL watersheds" },
   { key: "boundary", label: "Town boundary" },
   { key: "trace", label: "Selected site & downstream trace" },
+  { key: "basemap", label: "Roads and street names" },
 ];
 
 const groupLayers = new Map(GROUPS.map((g) => [g.key, []]));
@@ -35,6 +36,7 @@ export function setGroupVisible(map, key, visible, labels) {
     if (map.getLayer(id)) map.setLayoutProperty(id, "visibility", visible ? "visible" : "none");
   }
   if (key === "impaired" && labels) labels.update();
+  if (labels && labels.lineLabels) labels.lineLabels.refresh();
 }
 
 export function groupHasLayers(key) {
@@ -82,6 +84,15 @@ export function buildLegend(map, container, labels, phases = []) {
       sub.innerHTML =
         '<span class="mini solid"></span>active <span class="mini faint"></span>planned <span class="mini hatched"></span>stabilized';
       fs.appendChild(sub);
+      const risk = document.createElement("div");
+      risk.className = "legend-sub legend-risk";
+      risk.setAttribute("data-testid", "legend-risk");
+      risk.innerHTML =
+        '<span><span class="dot small"></span><span class="dot big"></span> dot size: acres disturbed at one time</span>' +
+        '<span><span class="dot ring-a"></span> Condition A (impaired water / TMDL)</span>' +
+        '<span><span class="dot ring-b"></span> Condition B (5 acres or more)</span>' +
+        '<span><span class="dot halo"></span> over 5 acres disturbed at once</span>';
+      fs.appendChild(risk);
       const shown = phases.filter((p) => p.phase !== "").slice(0, 8);
       if (shown.length > 1) {
         const ph = document.createElement("div");
@@ -99,6 +110,7 @@ export function buildLegend(map, container, labels, phases = []) {
     }
   }
   details.appendChild(fs);
+  details.appendChild(termsEl(box.clientHeight >= 900));
   if (groupHasLayers("disturbance")) {
     const row = document.createElement("div");
     row.className = "legend-date";
@@ -120,14 +132,49 @@ export function buildLegend(map, container, labels, phases = []) {
     row.append(label, input, clear);
     details.appendChild(row);
   }
+  details.addEventListener("toggle", () => window.dispatchEvent(new Event("resize")));
   container.appendChild(details);
+}
+
+// The local law's conditions and the 303(d) categories, in plain words (EPA's Integrated
+// Report categories, which NYSDEC's list uses).
+export const TERMS = [
+  ["Condition A", "The site drains to a listed impaired water (303(d)) for a construction pollutant such as silt or phosphorus, or into a TMDL watershed where stormwater is a source. A licensed professional must prepare the SWPPP."],
+  ["Condition B", "5 acres or more of land disturbed (or the larger common plan's acres)."],
+  ["Condition C", "1 to 5 acres disturbed, and not a single-family home or a farm."],
+  ["303(d) category 5", "Impaired; a TMDL (a pollution budget) is still needed."],
+  ["Category 4a", "Impaired, and a TMDL is in place."],
+  ["Category 4b / 4c", "Impaired; other required controls should fix it (4b), or the cause is not a pollutant, such as habitat or flow (4c)."],
+  ["Categories 1–3", "Not impaired (1, 2) or not enough data to tell (3); not on the 303(d) list."],
+  ["TMDL watershed", "Land draining to a water with a Total Maximum Daily Load: a cap on a pollutant, shared among its sources."],
+];
+
+function termsEl(open) {
+  const d = document.createElement("details");
+  d.className = "legend-terms";
+  d.open = open;
+  d.setAttribute("data-testid", "legend-terms");
+  const s = document.createElement("summary");
+  s.textContent = "What A, B, C and the 303(d) categories mean";
+  const dl = document.createElement("dl");
+  for (const [term, words] of TERMS) {
+    const dt = document.createElement("dt");
+    dt.textContent = term;
+    const dd = document.createElement("dd");
+    dd.textContent = words;
+    dl.append(dt, dd);
+  }
+  d.append(s, dl);
+  // Opening it changes the legend's size: labels move out of its way.
+  d.addEventListener("toggle", () => window.dispatchEvent(new Event("resize")));
+  return d;
 }
 
 /** Show only disturbance that is under way on an ISO date ("" = all). */
 const baseFilters = new Map();
 
 export function setDisturbanceDate(map, iso) {
-  const ids = ["site-points", "disturbance-fill", "disturbance-stabilized", "disturbance-line", "disturbance-line-planned", "disturbance-line-stabilized"];
+  const ids = ["site-points", "site-risk-halo", "site-risk-b", "disturbance-fill", "disturbance-stabilized", "disturbance-line", "disturbance-line-planned", "disturbance-line-stabilized"];
   const d = /^\d{4}-\d{2}-\d{2}$/.test(iso || "") ? iso : "";
   for (const id of ids) {
     if (!map.getLayer(id)) continue;

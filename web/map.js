@@ -1,11 +1,11 @@
 // Map setup (blank style, optional basemap), camera helpers, selection and trace highlight.
 import * as maplibregl from "/vendor/maplibre-gl/maplibre-gl.mjs";
 import { tryFetchJSON } from "./api.js";
-import { COLORS } from "./layers.js";
+import { COLORS, outfallFeatures } from "./layers.js";
 import { EMPTY_FC, validBbox, toFC, indexById } from "./geo.js";
 
 export { maplibregl };
-export { COLORS, addOutfallLayers } from "./layers.js";
+export { COLORS, addOutfallLayers, setSiteRisk } from "./layers.js";
 export { GROUPS, buildLegend, setGroupVisible, setDisturbanceDate } from "./legend.js";
 export { validBbox, toFC, geojsonBbox, parcelIdOf, contextBbox, siteBboxFromData } from "./geo.js";
 
@@ -80,6 +80,25 @@ export function fitBbox(map, bbox, opts = {}) {
 }
 
 /**
+ * Show a report's frame (site, outfall, entry reach, path to the first impaired water: the
+ * server's `frame_bbox`, the same as the printed inset) clear of the legend.
+ */
+export function fitFrame(map, bbox) {
+  const b = validBbox(bbox);
+  if (!b) return false;
+  const box = map.getContainer();
+  const legend = box.parentElement && box.parentElement.querySelector(".legend");
+  const lw = legend && legend.offsetParent ? legend.offsetWidth : 0;
+  const w = box.clientWidth, h = box.clientHeight;
+  // The legend sits bottom-left: keep the frame to its right when there is room for it.
+  const left = w - lw - 80 > 240 ? lw + 30 : 30;
+  const pad = Math.min(50, Math.max(10, Math.floor(h / 10)));
+  const calm = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  map.fitBounds([[b[0], b[1]], [b[2], b[3]]], { padding: { top: pad, bottom: pad + 20, left, right: pad }, maxZoom: 16, duration: calm ? 0 : 600 });
+  return true;
+}
+
+/**
  * Highlight a report on the map.
  * sel: {siteId, traceFC, report, flowlinesFC, waterbodiesFC, geometry}
  */
@@ -136,12 +155,14 @@ export function showSelection(map, sel) {
   if (map.getLayer("selected-disturbance")) map.setFilter("selected-disturbance", ["==", ["to-string", ["get", "site_id"]], siteId]);
   if (map.getLayer("selected-site")) map.setFilter("selected-site", ["==", ["to-string", ["get", "id"]], siteId]);
   setData(map, "selection", sel.geometry ? toFC(sel.geometry) : { type: "FeatureCollection", features: [] });
+  setData(map, "outfall", outfallFeatures(report));
   return features;
 }
 
 export function clearSelection(map) {
   setData(map, "trace", EMPTY_FC);
   setData(map, "selection", EMPTY_FC);
+  setData(map, "outfall", EMPTY_FC);
   if (map.getLayer("receiving-waterbodies")) map.setFilter("receiving-waterbodies", ["in", ["get", "id"], ["literal", []]]);
   if (map.getLayer("selected-disturbance")) map.setFilter("selected-disturbance", ["==", ["get", "site_id"], "\u0000none"]);
   if (map.getLayer("selected-site")) map.setFilter("selected-site", ["==", ["get", "id"], "\u0000none"]);

@@ -121,6 +121,10 @@ function condBadges(conds) {
   return wrap;
 }
 
+/** What the badges say, in words, above the list. */
+export const BADGE_KEY =
+  "A: drains to an impaired water or TMDL watershed · B: 5 acres or more · C: 1 to 5 acres · ✓ applies, – does not, ? needs data · >5 ac: over 5 acres disturbed at once";
+
 /** Render the list of sites (already sorted). onPick(site). */
 export function renderSites(ul, sites, onPick, selectedId) {
   ul.textContent = "";
@@ -349,6 +353,8 @@ export function renderReport(container, report, ctx = {}) {
       div.map((d) => `${d.at_reach}: also ${(d.minor || []).join(", ")}`).join("; "), ")."));
   }
   container.appendChild(ds);
+  const listed = listedEl(report.impaired_waters);
+  if (listed) container.appendChild(listed);
 
   // 5. TMDL.
   const tmdl = Array.isArray(report.tmdl_watersheds) ? report.tmdl_watersheds : [];
@@ -384,6 +390,60 @@ export function renderReport(container, report, ctx = {}) {
         h("tr", {}, h("td", {}, l.role || ""), h("td", {}, l.path || ""), h("td", {}, l.features != null ? String(l.features) : ""),
           h("td", { class: "mono", title: l.sha256 || "" }, (l.sha256 || "").slice(0, 12))))))));
   }
+  container.appendChild(reviewEl());
+}
+
+/** The 303(d) / Integrated Report category in plain words (as on the printed page). */
+export function categoryWords(cat) {
+  const words = {
+    "5": "impaired; a TMDL is still needed",
+    "4a": "impaired; a TMDL is in place",
+    "4b": "impaired; other required controls are expected to fix it",
+    "4c": "impaired by something that is not a pollutant (e.g. flow or habitat)",
+    "4": "impaired; no TMDL needed or one is in place",
+    "3": "not enough data to tell",
+    "2": "some uses met, others not assessed",
+    "1": "all uses met",
+  };
+  return words[String(cat ?? "").trim().toLowerCase()] || "category as given by the list";
+}
+
+/** The listed waters the discharge reaches, with PWL ID, 303(d) category and list year. */
+function listedEl(waters) {
+  if (!Array.isArray(waters) || !waters.length) return null;
+  return h("section", { class: "listed", "aria-labelledby": "li-h", "data-testid": "listed-waters" },
+    h("h3", { id: "li-h" }, "Listed waters (303(d))"),
+    h("table", { class: "compact" },
+      h("thead", {}, h("tr", {}, ["Water", "PWL ID", "Category", "List year", "Along the path"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, waters.map((w) => h("tr", {},
+        h("td", {}, w.name || w.id, w.causes && w.causes.length ? h("span", { class: "small" }, ` — ${w.causes.join(", ")}`) : null),
+        h("td", { class: "mono", "data-testid": "pwl-id" }, String(w.id ?? "")),
+        h("td", {}, w.category ? `${w.category}: ${categoryWords(w.category)}` : "not given"),
+        h("td", {}, w.list_year || "not given"),
+        h("td", {}, fmtDist(w.distance_m)))))));
+}
+
+/** The printed map's legend: what the report's map draws, in words. */
+export function mapLegendEl() {
+  const rows = [
+    ["sw-site", "Disturbance (the site)"],
+    ["sw-path", "Path of the discharge: entry reach and downstream"],
+    ["sw-impaired", "Listed impaired water (303(d))"],
+    ["sw-stream", "Other streams"],
+    ["sw-outfall", "Applicant's outfall point"],
+    ["sw-sewer", "Storm sewer from the site to the outfall"],
+    ["sw-road", "Roads"],
+  ];
+  return h("ul", { class: "map-legend", "aria-label": "Map legend", "data-testid": "print-legend" },
+    rows.map(([cls, words]) => h("li", {}, h("span", { class: `sw ${cls}`, "aria-hidden": "true" }), words)));
+}
+
+/** The officer's sign-off, on paper only. */
+export function reviewEl() {
+  return h("section", { class: "review print-only", "aria-label": "Review", "data-testid": "review-block" },
+    h("span", { class: "review-label" }, "Reviewed by"), h("span", { class: "review-line" }),
+    h("span", { class: "review-label" }, "Date"), h("span", { class: "review-line" }),
+    h("span", { class: "review-label" }, "Notes"), h("span", { class: "review-line wide" }));
 }
 
 /** A water, reach or place given as a string or as {name, id}. */

@@ -9,13 +9,17 @@ per-site numbers that README.md quotes).
 
 The generated files are committed to the repository; this script is only
 re-run by developers who change the demo. It is deterministic (fixed seed,
-no network, no reading of outside data): all coordinates below were typed by
+no network; the only outside data read are the TIGER roads): all coordinates below were typed by
 hand, using the real DEC monitoring points and TIGER water polygons only as a
 visual reference. Stream courses, parcels, sites and disturbance are made up.
 Real parts: water names, NYSDEC PWL IDs and the 303(d) rows transcribed from
 the OEI summary table of the 2012 NYS 303(d) list (see README.md).
 
 Requirements (developers only): Python 3.11, `pip install pyshp pyproj shapely`.
+
+Roads (roads.geojson) are real: the US Census TIGER/Line 2015 roads of Onondaga County that meet
+the Town of Clay boundary, read from ../../../shared/data/real/tiger-onondaga/ (public domain; see
+README.md). The generated parcels take the street name of the nearest of those roads.
 
 Usage: python3 generate.py            (writes next to this file)
 """
@@ -351,7 +355,44 @@ def sbl(sec, blk, lot):
     return f"{sec:03d}.-{blk:02d}-{lot:02d}.0"
 
 
-def make_parcels():
+# Real roads: TIGER/Line 2015 All Roads, Onondaga County (public domain).
+TIGER_ROADS = os.path.join(OUT, "..", "..", "..", "shared", "data", "real", "tiger-onondaga",
+                           "tl_2015_36067_roads.shp")
+# Roads "meet" the town when they reach within this of its boundary polygon, so sites just
+# outside it (S13, 263 m out) still sit among their streets.
+ROADS_REACH_M = 600.0
+# Classes that carry a street address (not limited-access highways, ramps, walkways or
+# parking-lot aisles); a name needs a letter (TIGER names some service roads by number).
+ADDRESS_MTFCC = {"S1200", "S1400", "S1640", "S1730", "S1740"}
+
+
+def read_roads(town):
+    """The TIGER roads that meet the town boundary: [(shapely line, props)], in file order."""
+    reader = shapefile.Reader(TIGER_ROADS, encoding="utf-8")
+    town_utm = to_utm(town).buffer(ROADS_REACH_M)
+    roads = []
+    for sr in reader.iterShapeRecords():
+        rec = sr.record.as_dict()
+        # NAD83 geographic; NAD83 -> WGS84 differs by ~1 m here, below the rounding used.
+        line = shapely.geometry.shape(sr.shape.__geo_interface__)
+        if line.is_empty or not to_utm(line).intersects(town_utm):
+            continue
+        props = {"LINEARID": rec["LINEARID"], "FULLNAME": rec["FULLNAME"] or "", "MTFCC": rec["MTFCC"]}
+        roads.append((shapely.set_precision(line, 1e-6), props))
+    return roads
+
+
+def street_finder(roads):
+    """nearest(lon, lat) -> the name of the nearest named road that carries addresses."""
+    named = [(g, p["FULLNAME"]) for g, p in roads if p["MTFCC"] in ADDRESS_MTFCC and any(c.isalpha() for c in p["FULLNAME"])]
+    tree = shapely.STRtree([g for g, _ in named])
+
+    def nearest(lon, lat):
+        return named[int(tree.nearest(Point(lon, lat)))][1]
+    return nearest
+
+
+def make_parcels(street_of):
     parcels = []  # dicts: id, address, class, poly2261 (shapely), site
     for site in SITES:
         f = local_to_2261(site)
@@ -390,10 +431,11 @@ def make_parcels():
             depth = RNG.randint(900, 1500)
             lots.append((ul + i * fw, fv1 - depth, ul + (i + 1) * fw - 30, fv1,
                          RNG.choice(["105", "120", "322", "105"]), None, "F"))
-        # number the lots and address them
+        # number the lots and address them on the nearest real street
         n_n, n_s, n_f = 0, 0, 0
         for (u0, v0, u1, v1, cls, sid, side) in sorted(lots, key=lambda l: (l[6], l[0])):
             poly = Polygon([f(a, b) for a, b in rect(u0, v0, u1, v1)])
+            road = street_of(*FROM_2261.transform(poly.centroid.x, poly.centroid.y))
             if side == "N":
                 n_n += 1
                 pid, num = sbl(sec, 1, n_n), site["hn"] + 2 * int((u0 + 5000) // 100) - 100
@@ -404,13 +446,13 @@ def make_parcels():
                 n_f += 1
                 pid, num = sbl(sec, 3, n_f), site["hn"] + 2 * int((u0 + 5000) // 100) + 1
             if sid is not None:
-                addr = f"{site['hn']} {site['road']}"
+                addr = f"{site['hn']} {road}"
             elif side != "F" and cls in ("311", "322", "330", "340"):
-                addr = f"{site['road']} (vacant lot)"
+                addr = f"{road} (vacant lot)"
             elif side == "F":
-                addr = f"{num} {site['road']} (rear)"
+                addr = f"{num} {road} (rear)"
             else:
-                addr = f"{num} {site['road']}"
+                addr = f"{num} {road}"
             parcels.append(dict(id=pid, address=addr, cls=cls, poly=poly, site=sid))
     # checks: unique ids, no overlaps
     ids = [p["id"] for p in parcels]
@@ -525,8 +567,11 @@ def main():
     for pwl, seg, pol, _ in rows:
         impaired.setdefault(pwl, []).append(pol)
 
-    # ---- parcels
-    parcels = make_parcels()
+    # ---- roads (real, TIGER 2015) and parcels addressed on them
+    roads = read_roads(town)
+    write_json("roads.geojson", fc([{"type": "Feature", "properties": p, "geometry": mapping(g)}
+                                    for g, p in roads]))
+    parcels = make_parcels(street_finder(roads))
     w = shapefile.Writer(os.path.join(OUT, "parcels"), shapeType=shapefile.POLYGON)
     w.field("PARCEL_ID", "C", size=16)
     w.field("ADDRESS", "C", size=48)
@@ -560,7 +605,7 @@ def main():
         outfall = site.get("outfall")
         props = {
             "site_id": site["id"], "name": site["name"], "status": site["status"],
-            "address": f"{site['hn']} {site['road']}", "applicant": site["applicant"],
+            "address": sp[0]["address"], "applicant": site["applicant"],
             "single_family": site.get("single_family", False), "agricultural": site.get("agricultural", False),
             "common_plan": site.get("common_plan", False)}
         # approved_swppp is TEXT (an approval date or reference); omitted when there is none.
@@ -1079,6 +1124,7 @@ id_field = "pwl_id"
 name_field = "segment_name"
 causes_field = "pollutant"
 category_field = "category"
+list_year = "2012"
 
 [[layer]]
 role = "tmdl"
@@ -1092,6 +1138,13 @@ stormwater_field = "stormwater_source"
 role = "boundary"
 path = "town_boundary.geojson"
 id_field = "name"
+
+# Real roads (US Census TIGER/Line 2015, public domain): the map's offline basemap.
+[[layer]]
+role = "basemap"
+path = "roads.geojson"
+id_field = "LINEARID"
+name_field = "FULLNAME"
 '''
     with open(os.path.join(OUT, "outfall.toml"), "w", encoding="utf-8") as fh:
         fh.write(text)

@@ -268,6 +268,13 @@ pub(super) fn served_properties(st: &AppState, layer: &Layer, index: usize) -> M
                 );
             }
         }
+        // Street labels read one key, whatever the source calls its name column.
+        Role::Basemap => {
+            props.insert(
+                "display_name".into(),
+                Value::String(layer.name_of(f).unwrap_or_default()),
+            );
+        }
         Role::Disturbance => {
             let site = layer
                 .config

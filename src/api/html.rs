@@ -24,7 +24,8 @@ fn yes_no(b: Option<bool>) -> &'static str {
 }
 
 const INSET_PX: f64 = 360.0;
-const INSET_MARGIN_M: f64 = 600.0;
+/// Margin around the frame: a tenth of its span, at least this.
+const INSET_MIN_MARGIN_M: f64 = 150.0;
 
 struct Inset {
     frame: LocalFrame,
@@ -50,7 +51,8 @@ impl Inset {
             x: bbox[2],
             y: bbox[3],
         });
-        let span = (b.x - a.x).max(b.y - a.y) + 2.0 * INSET_MARGIN_M;
+        let inner = (b.x - a.x).max(b.y - a.y);
+        let span = inner + 2.0 * (inner * 0.1).max(INSET_MIN_MARGIN_M);
         Inset {
             frame,
             centre,
@@ -73,12 +75,18 @@ impl Inset {
         )
     }
 
+    fn px(&self, c: Coord<f64>) -> (f64, f64) {
+        let m = self.frame.to_m(c);
+        (
+            (m.x + self.half_span_m) * self.scale,
+            INSET_PX - (m.y + self.half_span_m) * self.scale,
+        )
+    }
+
     fn path(&self, ring: &LineString<f64>) -> String {
         let mut d = String::new();
         for (i, c) in ring.0.iter().enumerate() {
-            let m = self.frame.to_m(*c);
-            let x = (m.x + self.half_span_m) * self.scale;
-            let y = INSET_PX - (m.y + self.half_span_m) * self.scale;
+            let (x, y) = self.px(*c);
             write!(d, "{}{x:.1},{y:.1} ", if i == 0 { "M" } else { "L" }).ok();
         }
         d
@@ -101,23 +109,84 @@ impl Inset {
             .map(|r| format!("{}{}", self.path(r), if closed { "Z " } else { "" }))
             .collect()
     }
+
+    /// A scale bar of a round length near a quarter of the view.
+    fn scale_bar_m(&self) -> f64 {
+        let want = self.half_span_m / 2.0;
+        [50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0, 10_000.0]
+            .into_iter()
+            .rev()
+            .find(|&m| m <= want)
+            .unwrap_or(50.0)
+    }
+}
+
+// Inset styles, shared by the drawing and its legend so they cannot drift apart.
+const ROAD: &str = "fill=\"none\" stroke=\"#c9c2b4\" stroke-width=\"1.4\"";
+const PARCEL: &str = "fill=\"none\" stroke=\"#bbb\" stroke-width=\"0.6\"";
+const WATERBODY: &str = "fill=\"#b8d8f0\" stroke=\"#5b9bd5\" stroke-width=\"0.8\"";
+const STREAM: &str = "fill=\"none\" stroke=\"#5b9bd5\" stroke-width=\"1.2\"";
+const PATH: &str = "fill=\"none\" stroke=\"#ff7f00\" stroke-width=\"3.5\"";
+const IMPAIRED: &str = "fill=\"none\" stroke=\"#d1007a\" stroke-width=\"4\"";
+const SITE: &str = "fill=\"#e8a33d\" fill-opacity=\"0.55\" stroke=\"#a0600a\" stroke-width=\"1\"";
+const TO_OUTFALL: &str =
+    "fill=\"none\" stroke=\"#111\" stroke-width=\"1.6\" stroke-dasharray=\"5 3\"";
+const OUTFALL: &str = "fill=\"#fff\" stroke=\"#111\" stroke-width=\"2.5\"";
+
+/// The inset's legend: only what it can show, in plain words.
+fn inset_legend(r: &Report, has_roads: bool) -> String {
+    let line = |style: &str| {
+        format!("<svg width=\"26\" height=\"12\" aria-hidden=\"true\"><path d=\"M2,6 L24,6\" {style}/></svg>")
+    };
+    let area = |style: &str| {
+        format!("<svg width=\"26\" height=\"12\" aria-hidden=\"true\"><rect x=\"3\" y=\"1\" width=\"20\" height=\"10\" {style}/></svg>")
+    };
+    let mut rows: Vec<(String, &str)> = vec![
+        (area(SITE), "Disturbance (the site)"),
+        (
+            line(PATH),
+            "Path of the discharge: entry reach and downstream",
+        ),
+        (line(IMPAIRED), "Listed impaired water (303(d))"),
+        (line(STREAM), "Other streams"),
+        (area(WATERBODY), "Lakes and ponds"),
+    ];
+    if r.entry.outfall.is_some() {
+        rows.push((
+            "<svg width=\"26\" height=\"12\" aria-hidden=\"true\"><circle cx=\"13\" cy=\"6\" r=\"4\" fill=\"#fff\" stroke=\"#111\" stroke-width=\"2\"/></svg>".into(),
+            "Applicant's outfall point",
+        ));
+        rows.push((line(TO_OUTFALL), "Storm sewer from the site to the outfall"));
+    }
+    if has_roads {
+        rows.push((line(ROAD), "Roads"));
+    }
+    let mut h = String::from("<ul class=\"inset-legend\" aria-label=\"Inset map legend\">");
+    for (sw, words) in rows {
+        write!(h, "<li>{sw} {words}</li>").ok();
+    }
+    h.push_str("</ul>");
+    h
 }
 
 fn inset_svg(st: &AppState, r: &Report) -> String {
-    let Some(bbox) = r.site.bbox else {
+    let Some(bbox) = r.frame_bbox.or(r.site.bbox) else {
         return "<p>No geometry to map.</p>".into();
     };
     let inset = Inset::new(bbox);
     let view = inset.bounds_lonlat();
-    let mut svg = format!("<svg viewBox=\"0 0 {INSET_PX} {INSET_PX}\" width=\"{INSET_PX}\" height=\"{INSET_PX}\" role=\"img\" aria-label=\"Site inset map\"><rect width=\"100%\" height=\"100%\" fill=\"#f7f7f2\"/>");
+    let mut svg = format!("<svg viewBox=\"0 0 {INSET_PX} {INSET_PX}\" width=\"{INSET_PX}\" height=\"{INSET_PX}\" role=\"img\" aria-label=\"Inset map: the site, its outfall and the path of its discharge\" data-frame=\"{:.6},{:.6},{:.6},{:.6}\"><rect width=\"100%\" height=\"100%\" fill=\"#f7f7f2\"/>", bbox[0], bbox[1], bbox[2], bbox[3]);
     let cat = &st.catalog;
+    let mut has_roads = false;
     let mut draw = |role: Role, style: &str, closed: bool, only: Option<&dyn Fn(&str) -> bool>| {
+        let mut n = 0;
         for layer in cat.layers_of(role) {
             for i in layer.query(view) {
                 let f = &layer.features[i];
                 if only.is_some_and(|keep| !keep(&f.id)) {
                     continue;
                 }
+                n += 1;
                 write!(
                     svg,
                     "<path d=\"{}\" {style}/>",
@@ -126,39 +195,18 @@ fn inset_svg(st: &AppState, r: &Report) -> String {
                 .ok();
             }
         }
+        n
     };
-    draw(
-        Role::Parcels,
-        "fill=\"none\" stroke=\"#bbb\" stroke-width=\"0.6\"",
-        true,
-        None,
-    );
-    draw(
-        Role::Waterbodies,
-        "fill=\"#b8d8f0\" stroke=\"#5b9bd5\" stroke-width=\"0.8\"",
-        true,
-        None,
-    );
-    draw(
-        Role::Flowlines,
-        "fill=\"none\" stroke=\"#5b9bd5\" stroke-width=\"1.2\"",
-        false,
-        None,
-    );
-    let on_trace = |id: &str| r.downstream.iter().any(|d| d.id == id);
-    draw(
-        Role::Flowlines,
-        "fill=\"none\" stroke=\"#0b3d91\" stroke-width=\"3\"",
-        false,
-        Some(&on_trace),
-    );
-    let impaired = |id: &str| r.downstream.iter().any(|d| d.id == id && d.impaired);
-    draw(
-        Role::Flowlines,
-        "fill=\"none\" stroke=\"#d1006f\" stroke-width=\"3.5\"",
-        false,
-        Some(&impaired),
-    );
+    has_roads |= draw(Role::Basemap, ROAD, false, None) > 0;
+    draw(Role::Parcels, PARCEL, true, None);
+    draw(Role::Waterbodies, WATERBODY, true, None);
+    draw(Role::Flowlines, STREAM, false, None);
+    let framed = crate::frame::framed_reaches(&r.downstream, r.first_impaired.as_ref());
+    let entry = r.entry.reach_id.as_deref();
+    let on_path = |id: &str| entry == Some(id) || framed.iter().any(|d| d.id == id);
+    draw(Role::Flowlines, PATH, false, Some(&on_path));
+    let impaired = |id: &str| framed.iter().any(|d| d.id == id && d.impaired);
+    draw(Role::Flowlines, IMPAIRED, false, Some(&impaired));
     let mine = |id: &str| id == r.site.id;
     draw(
         Role::Sites,
@@ -166,6 +214,11 @@ fn inset_svg(st: &AppState, r: &Report) -> String {
         true,
         Some(&mine),
     );
+    // A parcel report: the parcel is the subject.
+    if r.site.kind == crate::subject::SubjectKind::Parcel {
+        let parcel = |id: &str| id == r.site.id;
+        draw(Role::Parcels, SITE, true, Some(&parcel));
+    }
     // Every disturbance polygon of the site, from whichever disturbance layer holds it.
     for &(li, i) in cat
         .site(&r.site.id)
@@ -173,25 +226,103 @@ fn inset_svg(st: &AppState, r: &Report) -> String {
         .unwrap_or(&[])
     {
         let f = &cat.layers[li].features[i];
-        write!(svg, "<path d=\"{}\" fill=\"#e8a33d\" fill-opacity=\"0.55\" stroke=\"#a0600a\" stroke-width=\"1\"/>", inset.geometry(&f.geometry, true)).ok();
+        write!(
+            svg,
+            "<path d=\"{}\" {SITE}/>",
+            inset.geometry(&f.geometry, true)
+        )
+        .ok();
     }
-    let bar_px = 200.0 * inset.scale;
-    write!(svg, "<g font-size=\"10\" font-family=\"sans-serif\"><line x1=\"10\" y1=\"{y}\" x2=\"{x2:.1}\" y2=\"{y}\" stroke=\"#000\" stroke-width=\"2\"/><text x=\"10\" y=\"{ty}\">200 m</text><text x=\"{nx}\" y=\"16\">N ↑</text></g></svg>", y = INSET_PX - 12.0, x2 = 10.0 + bar_px, ty = INSET_PX - 16.0, nx = INSET_PX - 30.0).ok();
+    if let Some([a, b]) = r.outfall_path {
+        let (x1, y1) = inset.px(Coord { x: a[0], y: a[1] });
+        let (x2, y2) = inset.px(Coord { x: b[0], y: b[1] });
+        write!(
+            svg,
+            "<path d=\"M{x1:.1},{y1:.1} L{x2:.1},{y2:.1}\" {TO_OUTFALL}/>"
+        )
+        .ok();
+    }
+    if let Some([lon, lat]) = r.entry.outfall {
+        let (x, y) = inset.px(Coord { x: lon, y: lat });
+        write!(svg, "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"5\" {OUTFALL} data-outfall=\"1\"><title>Outfall point</title></circle>").ok();
+    }
+    let bar_m = inset.scale_bar_m();
+    let bar_label = if bar_m >= 1000.0 {
+        format!("{} km", bar_m / 1000.0)
+    } else {
+        format!("{bar_m} m")
+    };
+    write!(svg, "<g font-size=\"10\" font-family=\"sans-serif\"><line x1=\"10\" y1=\"{y}\" x2=\"{x2:.1}\" y2=\"{y}\" stroke=\"#000\" stroke-width=\"2\"/><text x=\"10\" y=\"{ty}\">{bar_label}</text><text x=\"{nx}\" y=\"16\">N ↑</text></g></svg>", y = INSET_PX - 12.0, x2 = 10.0 + bar_m * inset.scale, ty = INSET_PX - 16.0, nx = INSET_PX - 30.0).ok();
+    svg.push_str(&inset_legend(r, has_roads));
     svg
+}
+
+/// The 303(d) / Integrated Report category in plain words (EPA's categories, used by NYSDEC).
+pub fn category_words(category: &str) -> &'static str {
+    match category.trim().to_ascii_lowercase().as_str() {
+        "5" => "impaired; a TMDL (pollution budget) is still needed",
+        "4a" => "impaired; a TMDL is in place",
+        "4b" => "impaired; other required controls are expected to fix it",
+        "4c" => "impaired by something that is not a pollutant (e.g. flow or habitat)",
+        "4" => "impaired; no TMDL needed or one is in place",
+        "3" => "not enough data to tell",
+        "2" => "some uses met, others not assessed",
+        "1" => "all uses met",
+        _ => "category as given by the list",
+    }
+}
+
+/// The listed waters the discharge reaches: PWL ID, 303(d) category and list year.
+fn listed_table(r: &Report) -> String {
+    if r.impaired_waters.is_empty() {
+        return "<p>No listed (303(d)) water on the path.</p>".into();
+    }
+    let mut h = String::from("<table class=\"listed\"><tr><th>Listed water</th><th>PWL ID</th><th>303(d) category</th><th>List year</th><th>Causes</th><th>Along the path</th></tr>");
+    for w in &r.impaired_waters {
+        let cat = w
+            .category
+            .as_deref()
+            .map(|c| format!("{} — {}", esc(c), category_words(c)))
+            .unwrap_or_else(|| "not given".into());
+        write!(
+            h,
+            "<tr><td>{}</td><td data-pwl-id=\"{}\"><code>{}</code></td><td>{cat}</td><td>{}</td><td>{}</td><td>{:.0} m</td></tr>",
+            esc(&w.name),
+            esc(&w.id),
+            esc(&w.id),
+            esc(w.list_year.as_deref().unwrap_or("not given")),
+            esc(&w.causes.join(", ")),
+            w.distance_m
+        )
+        .ok();
+    }
+    h.push_str("</table>");
+    h
 }
 
 pub fn render(st: &AppState, r: &Report) -> String {
     let mut h = String::new();
+    let kind = match r.site.kind {
+        crate::subject::SubjectKind::Parcel => "Parcel",
+        crate::subject::SubjectKind::Drawn => "Checked area",
+        crate::subject::SubjectKind::Site => "Site",
+    };
     let title = format!(
-        "Site {} — {}",
+        "{kind} {} — {}",
         r.site.id,
-        r.site.name.as_deref().unwrap_or("")
+        r.site
+            .name
+            .as_deref()
+            .or(r.site.address.as_deref())
+            .unwrap_or("")
     );
     write!(h, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><link rel=\"icon\" href=\"data:,\"><style>
 body{{font:13px/1.4 system-ui,sans-serif;margin:1.5em;max-width:60em;color:#111}} h1{{font-size:1.35em;margin:0}} h2{{font-size:1.05em;border-bottom:1px solid #999;margin:1em 0 .3em}}
 table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}} .yes{{color:#a00;font-weight:bold}} .grid{{display:flex;gap:1em}}
-.small{{font-size:11px;color:#444}} @media print{{body{{margin:0}} .noprint{{display:none}}}}</style></head><body>", esc(&title)).ok();
-    write!(h, "<p class=\"noprint\"><button onclick=\"window.print()\">Print</button></p><h1>{}</h1><p>{} · {}</p>", esc(&title), esc(&r.data.law), esc(r.site.address.as_deref().unwrap_or(""))).ok();
+.small{{font-size:11px;color:#444}} .inset-legend{{list-style:none;padding:0;margin:.4em 0;font-size:11px;max-width:360px}} .inset-legend li{{display:flex;align-items:center;gap:.4em}}
+.review{{margin-top:1.5em;border:1px solid #555;padding:.6em 1em;display:grid;grid-template-columns:auto 1fr auto 10em;gap:1.6em .8em;align-items:end}} .review span.line{{border-bottom:1px solid #111;min-height:1.2em}}
+@media print{{body{{margin:0}} .noprint{{display:none}} .review{{break-inside:avoid}}}}</style></head><body>", esc(&title)).ok();
+    write!(h, "<p class=\"noprint\"><button type=\"button\" data-print>Print</button><script src=\"/print.js\"></script></p><h1>{}</h1><p>{} · {}</p>", esc(&title), esc(&r.data.law), esc(r.site.address.as_deref().unwrap_or(""))).ok();
     write!(
         h,
         "<div class=\"grid\"><div>{}</div><div style=\"flex:1\">",
@@ -209,6 +340,8 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
     if !r.downstream.is_empty() {
         write!(h, "<p>Downstream: {}</p>", esc(&trace_path(&r.downstream))).ok();
     }
+    h.push_str("<h2>Listed waters (303(d))</h2>");
+    h.push_str(&listed_table(r));
     if c.in_jurisdiction == Some(false) {
         h.push_str("<p class=\"yes\">Outside the Town: the local law does not apply here. Facts are shown for information.</p>");
     }
@@ -217,9 +350,15 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
         ("Inside the Town (law applies)", c.in_jurisdiction),
         ("Verified exemption", c.exempt),
         ("Land development activity", c.land_development_activity),
-        ("Condition A (impaired water / TMDL)", c.a),
-        ("Condition B (≥ 5 ac)", c.b),
-        ("Condition C (1–5 ac)", c.c),
+        (
+            "Condition A: the discharge reaches an impaired water or a TMDL watershed",
+            c.a,
+        ),
+        ("Condition B: 5 acres or more disturbed", c.b),
+        (
+            "Condition C: 1 to 5 acres, not a single-family home or farm",
+            c.c,
+        ),
         (
             "Over five acres at one time without approval",
             c.five_acre_limit_exceeded,
@@ -284,6 +423,9 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
         )
         .ok();
     }
-    h.push_str("</table></body></html>");
+    h.push_str("</table>");
+    // Filled in by hand on the printed copy: the officer's sign-off.
+    h.push_str("<section class=\"review\" aria-label=\"Review\"><strong>Reviewed by</strong><span class=\"line\"></span><strong>Date</strong><span class=\"line\"></span><strong>Notes</strong><span class=\"line\" style=\"grid-column:2 / 5\"></span></section>");
+    h.push_str("</body></html>");
     h
 }

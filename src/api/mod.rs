@@ -142,6 +142,7 @@ pub fn app(state: AppState) -> Router {
         .routes(routes!(sites::report_html))
         .routes(routes!(sites::trace))
         .routes(routes!(sites::parcel_waters))
+        .routes(routes!(sites::parcel_report_html))
         .routes(routes!(sites::check))
         .routes(routes!(sites::search))
         .routes(routes!(sites::rules))

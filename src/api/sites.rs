@@ -98,6 +98,18 @@ pub async fn report_html(
     Ok(Html(super::html::render(&st, &r)))
 }
 
+/// `GET /parcels/{id}/report.html`: the printable page of a parcel's check.
+#[utoipa::path(get, path = "/parcels/{id}/report.html", tag = "review", params(("id" = String, Path, description = "A parcel id")),
+    responses((status = 200, description = "The printable report of the parcel's check", content_type = "text/html"),
+              (status = 404, description = "No such parcel", content_type = "application/problem+json")))]
+pub async fn parcel_report_html(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Html<String>> {
+    let Json(r) = parcel_waters(State(st.clone()), Path(id)).await?;
+    Ok(Html(super::html::render(&st, &r)))
+}
+
 /// The downstream reaches of a site's trace as GeoJSON, for highlighting on the map.
 #[utoipa::path(get, path = "/sites/{id}/trace", tag = "review", params(("id" = String, Path, description = "A site id")),
     responses((status = 200, description = "The downstream path as GeoJSON", content_type = "application/geo+json"),
@@ -231,6 +243,9 @@ pub async fn check(
     Ok(Json(report))
 }
 
+/// `GET /search?q=`: sites, parcels and waters whose id, name or address matches; whole
+/// words first, then word starts, then letters inside a word (so "Ley" finds Ley Creek before
+/// Buckley Rd), and "Road" matches "Rd".
 #[utoipa::path(get, path = "/search", tag = "review",
     params(("q" = String, Query, description = "Part of a parcel id, address, site or water name")),
     responses((status = 200, description = "Matching parcels, sites and waters", content_type = "application/json")))]
@@ -238,40 +253,29 @@ pub async fn search(
     State(st): State<AppState>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Value>> {
-    let query = q
-        .get("q")
-        .map(|s| s.trim().to_lowercase())
-        .unwrap_or_default();
+    use crate::search::{normalize, rank};
+    let query = normalize(q.get("q").map(String::as_str).unwrap_or_default());
     if query.is_empty() {
         return Err(ApiError::BadRequest("q is required".into()));
     }
     const MAX: usize = 25;
-    let mut results: Vec<Value> = Vec::new();
+    // (how well, kind order, label, result)
+    let mut hits: Vec<(crate::search::Match, u8, String, Value)> = Vec::new();
     let bbox = |g: &geo_types::Geometry<f64>| {
         geo::BoundingRect::bounding_rect(g)
             .map(|r| vec![r.min().x, r.min().y, r.max().x, r.max().y])
     };
+    let best = |texts: &[&str]| texts.iter().filter_map(|t| rank(&query, t)).min();
     for r in st.reports.values() {
-        let hay = format!(
-            "{} {} {}",
-            r.site.id,
-            r.site.name.as_deref().unwrap_or(""),
-            r.site.address.as_deref().unwrap_or("")
-        )
-        .to_lowercase();
-        if hay.contains(&query) {
-            results.push(json!({"kind": "site", "id": r.site.id, "label": format!("{} — {}", r.site.id, r.site.name.as_deref().unwrap_or("")), "bbox": r.site.bbox}));
-        }
-    }
-    'parcels: for parcels in st.catalog.layers_of(Role::Parcels) {
-        for f in &parcels.features {
-            let name = parcels.name_of(f).unwrap_or_default();
-            if f.id.to_lowercase().contains(&query) || name.to_lowercase().contains(&query) {
-                results.push(json!({"kind": "parcel", "id": f.id, "label": format!("{} {}", f.id, name), "bbox": bbox(&f.geometry)}));
-                if results.len() >= MAX {
-                    break 'parcels;
-                }
-            }
+        let name = r.site.name.as_deref().unwrap_or("");
+        if let Some(m) = best(&[&r.site.id, name, r.site.address.as_deref().unwrap_or("")]) {
+            let label = format!("{} — {}", r.site.id, name);
+            hits.push((
+                m,
+                0,
+                label.clone(),
+                json!({"kind": "site", "id": r.site.id, "label": label, "bbox": r.site.bbox}),
+            ));
         }
     }
     let mut seen = std::collections::HashSet::new();
@@ -283,12 +287,24 @@ pub async fn search(
     {
         for f in &layer.features {
             if let Some(name) = layer.name_of(f) {
-                if name.to_lowercase().contains(&query) && seen.insert(name.clone()) {
-                    results.push(json!({"kind": "water", "id": f.id, "label": name, "bbox": bbox(&f.geometry)}));
+                if let Some(m) = rank(&query, &name) {
+                    if seen.insert(name.clone()) {
+                        hits.push((m, 1, name.clone(), json!({"kind": "water", "id": f.id, "label": name, "bbox": bbox(&f.geometry)})));
+                    }
                 }
             }
         }
     }
-    results.truncate(MAX);
+    for parcels in st.catalog.layers_of(Role::Parcels) {
+        for f in &parcels.features {
+            let name = parcels.name_of(f).unwrap_or_default();
+            if let Some(m) = best(&[&f.id, &name]) {
+                let label = format!("{} {}", f.id, name);
+                hits.push((m, 2, label.clone(), json!({"kind": "parcel", "id": f.id, "label": label, "bbox": bbox(&f.geometry)})));
+            }
+        }
+    }
+    hits.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
+    let results: Vec<Value> = hits.into_iter().take(MAX).map(|h| h.3).collect();
     Ok(Json(json!({ "results": results })))
 }

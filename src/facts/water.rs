@@ -99,6 +99,8 @@ pub struct Impaired {
     pub distance_m: f64,
     pub causes: Vec<String>,
     pub category: Option<String>,
+    /// The list's year (303(d) cycle), when the data say.
+    pub list_year: Option<String>,
     /// Causes matching the construction list (whatever reading the law uses).
     pub construction_causes: Vec<String>,
     /// It is the first receiving water.
@@ -239,6 +241,7 @@ fn listed_from(
         construction_causes: crate::waters::causes_matching(&causes, kw),
         causes,
         category: hits[0].category.clone(),
+        list_year: hits[0].list_year.clone(),
         first_receiving: first,
     }
 }

@@ -126,9 +126,9 @@ fn named_columns(cfg: &LayerConfig) -> Vec<(String, &str)> {
         ("join_field", &cfg.join_field),
         ("causes_field", &cfg.causes_field),
         ("category_field", &cfg.category_field),
+        ("year_field", &cfg.year_field),
         ("pollutant_field", &cfg.pollutant_field),
         ("stormwater_field", &cfg.stormwater_field),
-        ("year_field", &cfg.year_field),
     ]
     .into_iter()
     .filter_map(|(k, v)| v.as_deref().map(|c| (k.to_string(), c)))
@@ -389,7 +389,10 @@ fn check_unique_ids(path: &Path, cfg: &LayerConfig, features: &[Feature]) -> Res
     let Some(id_field) = cfg.id_field.as_deref() else {
         return Ok(());
     };
-    if matches!(cfg.role, Role::Impaired | Role::Tmdl | Role::Boundary) {
+    if matches!(
+        cfg.role,
+        Role::Impaired | Role::Tmdl | Role::Boundary | Role::Basemap
+    ) {
         return Ok(());
     }
     let mut seen: std::collections::HashMap<&str, usize> = Default::default();
@@ -541,10 +544,10 @@ pub fn parse_geojson(text: &str, label: &str) -> Result<(Vec<Feature>, Vec<LoadP
         causes_fields: None,
         cause_value: None,
         category_field: None,
-        pollutant_field: None,
-        stormwater_field: None,
         year_field: None,
         list_year: None,
+        pollutant_field: None,
+        stormwater_field: None,
         max_rejected_share: None,
         fields: Default::default(),
     };

@@ -19,6 +19,8 @@ pub struct ImpairmentHit {
     pub name: String,
     pub causes: Vec<String>,
     pub category: Option<String>,
+    /// The year of the list (303(d) cycle) the listing comes from, when the data say.
+    pub list_year: Option<String>,
     /// How it matched, e.g. "line within 100 m along 87% of the reach" or "table pwl_id = 0702-0001".
     pub via: String,
 }
@@ -118,6 +120,9 @@ fn hit_from_feature(layer: &Layer, f: &Feature, via: String) -> Option<Impairmen
         name: layer.name_of(f).unwrap_or_else(|| f.id.clone()),
         causes,
         category: layer.text(f, layer.config.category_field.as_deref()),
+        list_year: layer
+            .text(f, layer.config.year_field.as_deref())
+            .or_else(|| layer.config.list_year.clone()),
         via,
     })
 }
@@ -216,6 +221,7 @@ pub fn table_hits(key: &str, tables: &[ImpairedTable]) -> Vec<ImpairmentHit> {
             name: text(&t.config.name_field).unwrap_or_else(|| key.to_string()),
             causes,
             category: text(&t.config.category_field),
+            list_year: text(&t.config.year_field).or_else(|| t.config.list_year.clone()),
             via: format!(
                 "table {} {} = {key}",
                 t.source.path,

@@ -96,7 +96,11 @@ fn listing_properties(
     let text = |f: &Option<String>| f.as_deref().and_then(|n| first.get(n)).and_then(value_text);
     let year: Option<i64> = text(&cfg.year_field)
         .and_then(|y| y.trim().get(..4).and_then(|y| y.parse().ok()))
-        .or(cfg.list_year.map(i64::from));
+        .or_else(|| {
+            cfg.list_year
+                .as_deref()
+                .and_then(|y| y.trim().get(..4)?.parse().ok())
+        });
     let mut p = Map::new();
     p.insert("id".into(), Value::String(key.to_string()));
     p.insert(

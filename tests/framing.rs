@@ -1,0 +1,174 @@
+//! What a map of a report shows (the viewer and the printed inset use the same frame), the
+//! printable pages, the basemap layer and search ranking, on the demo data set.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use outfall::api::{app, AppState};
+use outfall::{screening, Catalog, Role};
+use serde_json::Value;
+use std::sync::{Arc, OnceLock};
+use tower::ServiceExt;
+
+fn state() -> AppState {
+    static STATE: OnceLock<AppState> = OnceLock::new();
+    STATE
+        .get_or_init(|| {
+            let cat = Catalog::open(&common::demo_dir()).expect("demo loads");
+            AppState::new(
+                Arc::new(cat),
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web"),
+            )
+        })
+        .clone()
+}
+
+async fn get(uri: &str) -> (StatusCode, String) {
+    let res = app(state())
+        .oneshot(Request::get(uri).body(Body::empty()).unwrap())
+        .await
+        .expect("response");
+    let status = res.status();
+    let body = res.into_body().collect().await.expect("body").to_bytes();
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+fn contains(b: [f64; 4], lon: f64, lat: f64) -> bool {
+    b[0] <= lon && lon <= b[2] && b[1] <= lat && lat <= b[3]
+}
+
+#[test]
+fn an_outfall_site_is_framed_with_its_outfall_entry_reach_and_listed_water() {
+    let st = state();
+    let r = &st.reports["S06"];
+    assert_eq!(r.entry.rule, "outfall_point");
+    let [lon, lat] = r.entry.outfall.expect("S06 has an outfall point");
+    let frame = r.frame_bbox.expect("a frame");
+    let site = r.site.bbox.expect("a site bbox");
+    assert!(contains(frame, site[0], site[1]) && contains(frame, site[2], site[3]));
+    assert!(contains(frame, lon, lat), "outfall in {frame:?}");
+    // The entry reach (the receiving water through the outfall) lies wholly in the frame.
+    let reach = r.entry.reach_id.as_deref().expect("an entry reach");
+    let flowlines = st.catalog.layer(Role::Flowlines).unwrap();
+    let g = &flowlines.features[flowlines.position(reach).unwrap()].geometry;
+    let rb = geo::BoundingRect::bounding_rect(g).unwrap();
+    assert!(contains(frame, rb.min().x, rb.min().y) && contains(frame, rb.max().x, rb.max().y));
+    // The frame is more than the site: the stream next to the site is not what it shows.
+    assert!(
+        frame[1] < site[1] - 0.01,
+        "{frame:?} reaches south to the outfall's stream"
+    );
+    // The sewer runs from the site's edge to the outfall.
+    let [from, to] = r.outfall_path.expect("a path to the outfall");
+    assert_eq!(to, [lon, lat]);
+    assert!(contains(site, from[0], from[1]));
+    // A site without an outfall has no path, and its frame still holds the site.
+    let s01 = &st.reports["S01"];
+    assert!(s01.outfall_path.is_none() && s01.entry.outfall.is_none());
+    let f = s01.frame_bbox.unwrap();
+    let b = s01.site.bbox.unwrap();
+    assert!(contains(f, b[0], b[1]) && contains(f, b[2], b[3]));
+}
+
+#[test]
+fn listed_waters_carry_their_list_year() {
+    let r = &state().reports["S06"];
+    let fi = r
+        .first_impaired
+        .as_ref()
+        .expect("S06 drains to a listed water");
+    assert_eq!(fi.id, "0702-0001");
+    assert_eq!(fi.category.as_deref(), Some("5"));
+    assert_eq!(fi.list_year.as_deref(), Some("2012"));
+}
+
+#[tokio::test]
+async fn the_printed_page_frames_like_the_viewer_and_has_the_officers_blocks() {
+    let st = state();
+    let r = &st.reports["S06"];
+    let (status, html) = get("/sites/S06/report.html").await;
+    assert_eq!(status, StatusCode::OK);
+    let f = r.frame_bbox.unwrap();
+    let want = format!(
+        "data-frame=\"{:.6},{:.6},{:.6},{:.6}\"",
+        f[0], f[1], f[2], f[3]
+    );
+    assert!(html.contains(&want), "inset frame {want}");
+    assert!(html.contains("data-outfall"), "outfall point drawn");
+    assert!(html.contains("Storm sewer from the site to the outfall"));
+    assert!(html.contains("data-pwl-id=\"0702-0001\""));
+    assert!(html.contains("impaired; a TMDL (pollution budget) is still needed"));
+    assert!(html.contains("<td>2012</td>"));
+    assert!(html.contains("Reviewed by") && html.contains("Date"));
+    assert!(
+        html.contains("src=\"/print.js\""),
+        "the Print button works under the CSP"
+    );
+}
+
+#[tokio::test]
+async fn a_parcel_has_a_printable_page() {
+    let st = state();
+    let parcel = st.reports["S04"].site.parcel_ids[0].clone();
+    let (status, html) = get(&format!("/parcels/{parcel}/report.html")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains(&format!("Parcel {parcel}")));
+    assert!(html.contains("<svg") && html.contains("Reviewed by"));
+    let report = screening::check_parcel(&st.catalog, &parcel).unwrap();
+    for w in &report.impaired_waters {
+        assert!(html.contains(&format!("data-pwl-id=\"{}\"", w.id)));
+    }
+    let (status, _) = get("/parcels/nope/report.html").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn search_ranks_whole_words_first_and_reads_road_as_rd() {
+    let (_, body) = get("/search?q=Ley").await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let labels: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels[0], "Ley Creek", "{labels:?}");
+    let buckley = labels.iter().position(|l| l.contains("Buckley"));
+    assert!(buckley.is_none_or(|i| i > 0));
+    let (_, body) = get("/search?q=Buckley%20Road").await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert!(v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["label"].as_str().unwrap().contains("Buckley Rd")));
+}
+
+#[tokio::test]
+async fn the_basemap_is_served_as_tiles_and_items_but_is_not_the_data_sets_extent() {
+    let st = state();
+    let roads = st.catalog.layer(Role::Basemap).expect("the demo has roads");
+    assert!(roads.features.len() > 500);
+    let (status, _) = get("/collections/basemap").await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = get("/collections/basemap/items?limit=1").await;
+    assert_eq!(status, StatusCode::OK);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert!(v["features"][0]["properties"]["display_name"].is_string());
+    // The z14 tile around S06 holds roads.
+    let res = app(state())
+        .oneshot(
+            Request::get("/collections/basemap/tiles/WebMercatorQuad/14/6014/4725")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    // Roads run far past the town; the extent (and where an outfall may lie) does not follow.
+    let extent = st.catalog.bbox().unwrap();
+    let rb = roads.bbox().unwrap();
+    assert!(rb.min().y < extent.min().y, "roads reach past the town");
+}
