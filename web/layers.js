@@ -380,7 +380,7 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
       paint: {
         "circle-radius": ["interpolate", ["linear"], ["zoom"], 9, ["+", size(0.8), 9], 13, ["+", size(1.15), 12]],
         "circle-color": COLORS.risk,
-        "circle-opacity": ["*", 0.28, fade],
+        "circle-opacity": ["interpolate", ["linear"], ["zoom"], 12.5, 0.28, 13.5, 0],
         "circle-stroke-color": COLORS.risk,
         "circle-stroke-width": 1.5,
         "circle-stroke-opacity": fade,

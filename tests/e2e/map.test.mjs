@@ -153,6 +153,9 @@ describe("map for planners", { skip, timeout: 8 * TIMEOUT }, () => {
       return f && f.properties;
     }, big.id);
     assert.equal(props.over_limit, true);
+    const drawn = await page.evaluate(() => ["site-risk-halo", "site-risk-b", "site-points"].filter((id) => window.outfall.map.getLayer(id)));
+    assert.deepEqual(drawn, ["site-risk-halo", "site-risk-b", "site-points"], "every risk layer is on the map");
+    assert.deepEqual(await page.evaluate(() => window.outfall.mapErrors), [], "no map (style) errors");
     assert.equal(props.cond_b, true);
     assert.equal(props.cond_a, big.conditions.A === true);
     assert.ok(Math.abs(props.peak_acres - big.peak_acres) < 1e-9);
