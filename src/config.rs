@@ -21,10 +21,12 @@ pub enum Role {
     Impaired,
     Tmdl,
     Boundary,
+    /// A daily precipitation record (GHCN-Daily or CDO CSV) for the inspection calendar.
+    Rainfall,
 }
 
 impl Role {
-    pub const ALL: [Role; 9] = [
+    pub const ALL: [Role; 10] = [
         Role::Parcels,
         Role::Disturbance,
         Role::Sites,
@@ -34,6 +36,7 @@ impl Role {
         Role::Impaired,
         Role::Tmdl,
         Role::Boundary,
+        Role::Rainfall,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -47,6 +50,7 @@ impl Role {
             Role::Impaired => "impaired",
             Role::Tmdl => "tmdl",
             Role::Boundary => "boundary",
+            Role::Rainfall => "rainfall",
         }
     }
 
@@ -242,6 +246,13 @@ pub struct LayerConfig {
     /// manifest's `max_rejected_share`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rejected_share: Option<f64>,
+    /// `rainfall`: the station to use when the file holds several (a GHCN id, e.g. "USW00014771").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub station: Option<String>,
+    /// `rainfall`: the unit of PRCP when it is not the format's own ("in", "mm", "tenths_mm"),
+    /// e.g. "mm" for a CDO export in metric units.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<String>,
     /// Site-attribute column overrides: semantic name -> column (status, single_family, ...).
     #[serde(default)]
     pub fields: BTreeMap<String, String>,
@@ -394,7 +405,7 @@ impl Manifest {
                     l.path.display()
                 )));
             }
-            let needs_id = !matches!(l.role, Role::Disturbance | Role::Boundary);
+            let needs_id = !matches!(l.role, Role::Disturbance | Role::Boundary | Role::Rainfall);
             if needs_id && l.id_field.is_none() {
                 return Err(bad(format!(
                     "layer {} ({}): id_field is required",
