@@ -5,6 +5,7 @@ mod error;
 mod extract;
 mod features;
 mod html;
+mod inspections;
 mod limits;
 mod serve;
 mod sites;
@@ -138,6 +139,8 @@ pub fn app(state: AppState) -> Router {
         .route("/check", post(sites::check))
         .route("/search", get(sites::search))
         .route("/rules", get(sites::rules))
+        .route("/inspections/due", get(inspections::due))
+        .route("/inspections/due.html", get(inspections::day_sheet))
         .nest_service("/vendor/maplibre-gl", vendor)
         .fallback(viewer_file)
         .with_state(state);
