@@ -6,6 +6,7 @@ import {
 } from "./map.js";
 import { renderSites, sortSites, renderSearchResults, renderReport, renderError, h } from "./panel.js";
 import { PolygonDraw } from "./draw.js";
+import { mountInspections } from "./inspections.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -80,6 +81,7 @@ async function init() {
   setupSearch();
   setupSites();
   setupUpload();
+  mountInspections($("panel"), { openSite: (id) => openSite(id) });
 
   await loadSites();
   outfall.ready = true;
