@@ -1092,6 +1092,13 @@ stormwater_field = "stormwater_source"
 role = "boundary"
 path = "town_boundary.geojson"
 id_field = "name"
+
+# ILLUSTRATIVE daily rainfall in the layout of a NOAA CDO CSV export (inches) for Syracuse
+# Hancock International Airport, GHCN USW00014771; see README.md, "Rainfall".
+[[layer]]
+role = "rainfall"
+path = "rainfall_demo.csv"
+station = "USW00014771"
 '''
     with open(os.path.join(OUT, "outfall.toml"), "w", encoding="utf-8") as fh:
         fh.write(text)
