@@ -419,6 +419,13 @@ impl Manifest {
                     l.path.display()
                 )));
             }
+            if l.role != Role::Rainfall && (l.station.is_some() || l.units.is_some()) {
+                return Err(bad(format!(
+                    "layer {} ({}): `station` and `units` apply only to a rainfall layer",
+                    l.role.as_str(),
+                    l.path.display()
+                )));
+            }
             if l.role == Role::Disturbance && l.site_field.is_none() {
                 return Err(bad(format!(
                     "layer disturbance ({}): site_field is required",

@@ -593,6 +593,12 @@ fn a_manifest_rainfall_layer_loads_and_a_broken_one_stops_the_load() {
         "{:?}",
         v.errors
     );
+    // The rainfall keys belong to rainfall layers only.
+    let wrong = "[[layer]]\nrole = \"boundary\"\npath = \"b.geojson\"\nstation = \"USW00014771\"\n";
+    let err = outfall::Manifest::parse(wrong, Path::new("outfall.toml"))
+        .expect_err("refused")
+        .to_string();
+    assert!(err.contains("apply only to a rainfall layer"), "{err}");
 }
 
 // ---- the demo, the route, the day sheet, the command ----
