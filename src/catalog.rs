@@ -39,6 +39,8 @@ pub struct Catalog {
     /// Problems with a site's own attributes found after every layer is read: a parcel id
     /// no parcels layer holds, an outfall point outside the data set. Each names its site.
     pub site_problems: Vec<LoadProblem>,
+    /// Daily precipitation records (`rainfall` layers) for the inspection calendar.
+    pub rainfall: Vec<load::rainfall::Rainfall>,
     site_index: HashMap<String, usize>,
 }
 
@@ -50,9 +52,15 @@ impl Catalog {
     pub fn load(manifest: Manifest, progress: Progress) -> Result<Catalog> {
         let mut layers: Vec<Layer> = Vec::new();
         let mut impaired_tables = Vec::new();
+        let mut rainfall = Vec::new();
         let total = manifest.layers.len();
         for (n, cfg) in manifest.layers.iter().enumerate() {
             progress(&cfg.path.display().to_string(), n, total);
+            if cfg.role == Role::Rainfall {
+                check_inside(&manifest, cfg)?;
+                rainfall.push(load::rainfall::read(&manifest.dir, cfg)?);
+                continue;
+            }
             let is_table = cfg
                 .path
                 .extension()
@@ -121,6 +129,7 @@ impl Catalog {
             hydro,
             waterbody_impairments,
             site_problems: Vec::new(),
+            rainfall,
             site_index,
         };
         catalog.site_problems = check_sites(&catalog);
@@ -216,6 +225,7 @@ impl Catalog {
                     .iter()
                     .map(|l| &l.source)
                     .chain(self.impaired_tables.iter().map(|t| &t.source))
+                    .chain(self.rainfall.iter().map(|r| &r.source))
                     .find(|s| s.path == cfg.path.display().to_string())
                     .cloned()
             })
@@ -227,7 +237,20 @@ impl Catalog {
         self.layers
             .iter()
             .flat_map(|l| l.problems.iter().cloned())
+            .chain(
+                self.rainfall
+                    .iter()
+                    .flat_map(|r| r.problems.iter().cloned()),
+            )
             .chain(self.site_problems.iter().cloned())
+            .collect()
+    }
+
+    /// Every day of every rainfall layer, in inches (the calendar merges days given twice).
+    pub fn rainfall_days(&self) -> Vec<crate::record::RainfallDay> {
+        self.rainfall
+            .iter()
+            .flat_map(|r| r.days.iter().cloned())
             .collect()
     }
 
@@ -316,7 +339,9 @@ pub fn validate(dir: &Path) -> Validation {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
         let result = check_inside(&manifest, cfg).and_then(|_| {
-            if is_table {
+            if cfg.role == Role::Rainfall {
+                load::rainfall::read(&manifest.dir, cfg).map(|_| ())
+            } else if is_table {
                 read_impaired_table(&manifest.dir, cfg).map(|_| ())
             } else {
                 load::load_layer(&manifest.dir, cfg, manifest.max_rejected_share_of(cfg))

@@ -23,10 +23,12 @@ pub enum Role {
     Boundary,
     /// Background lines (roads) drawn under everything else; never read by a check.
     Basemap,
+    /// A daily precipitation record (GHCN-Daily or CDO CSV) for the inspection calendar.
+    Rainfall,
 }
 
 impl Role {
-    pub const ALL: [Role; 10] = [
+    pub const ALL: [Role; 11] = [
         Role::Parcels,
         Role::Disturbance,
         Role::Sites,
@@ -37,6 +39,7 @@ impl Role {
         Role::Tmdl,
         Role::Boundary,
         Role::Basemap,
+        Role::Rainfall,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -51,6 +54,7 @@ impl Role {
             Role::Tmdl => "tmdl",
             Role::Boundary => "boundary",
             Role::Basemap => "basemap",
+            Role::Rainfall => "rainfall",
         }
     }
 
@@ -273,6 +277,13 @@ pub struct LayerConfig {
     /// manifest's `max_rejected_share`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rejected_share: Option<f64>,
+    /// `rainfall`: the station to use when the file holds several (a GHCN id, e.g. "USW00014771").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub station: Option<String>,
+    /// `rainfall`: the unit of PRCP when it is not the format's own ("in", "mm", "tenths_mm"),
+    /// e.g. "mm" for a CDO export in metric units.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<String>,
     /// Site-attribute column overrides: semantic name -> column (status, single_family, ...).
     #[serde(default)]
     pub fields: BTreeMap<String, String>,
@@ -425,7 +436,7 @@ impl Manifest {
                     l.path.display()
                 )));
             }
-            let needs_id = !matches!(l.role, Role::Disturbance | Role::Boundary);
+            let needs_id = !matches!(l.role, Role::Disturbance | Role::Boundary | Role::Rainfall);
             if needs_id && l.id_field.is_none() {
                 return Err(bad(format!(
                     "layer {} ({}): id_field is required",
@@ -436,6 +447,13 @@ impl Manifest {
             if l.role == Role::Impaired && l.causes_field.is_none() && l.causes_fields.is_none() {
                 return Err(bad(format!(
                     "layer impaired ({}): needs causes_field (one column) or causes_fields (per-cause columns)",
+                    l.path.display()
+                )));
+            }
+            if l.role != Role::Rainfall && (l.station.is_some() || l.units.is_some()) {
+                return Err(bad(format!(
+                    "layer {} ({}): `station` and `units` apply only to a rainfall layer",
+                    l.role.as_str(),
                     l.path.display()
                 )));
             }

@@ -5,6 +5,7 @@
 pub mod api;
 pub mod area;
 pub mod batch;
+pub mod calendar;
 pub mod catalog;
 pub mod config;
 pub mod error;

@@ -75,6 +75,17 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// The inspection due list of (9)(a)[2]: 7-day and storm inspections owed as of a date.
+    Inspections {
+        #[arg(long)]
+        data: PathBuf,
+        /// The day to work the list out for, YYYY-MM-DD (default: today)
+        #[arg(long)]
+        as_of: Option<String>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// List the sites of a data set.
     Sites {
         #[arg(long)]
@@ -217,6 +228,24 @@ fn main() -> anyhow::Result<()> {
                 bail!("{} is not valid", data.display());
             }
             Ok(())
+        }
+        Command::Inspections { data, as_of, json } => {
+            let catalog = load(&data)?;
+            let as_of = match as_of.as_deref() {
+                Some(s) => outfall::calendar::parse_as_of(s)?,
+                None => chrono::Local::now().date_naive(),
+            };
+            let reports = catalog
+                .sites
+                .iter()
+                .map(|s| screening::check_site(&catalog, &s.id))
+                .collect::<outfall::Result<Vec<_>>>()?;
+            let list = outfall::calendar::due_list_for(&catalog, &reports, &[], &[], as_of);
+            if json {
+                emit(&(serde_json::to_string_pretty(&list)? + "\n"))
+            } else {
+                emit(&list.to_text(&catalog.manifest.clauses.inspections))
+            }
         }
         Command::Sites { data } => {
             let catalog = load(&data)?;

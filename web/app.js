@@ -7,6 +7,7 @@ import {
 import { renderSites, sortSites, renderSearchResults, renderReport, renderError, h, BADGE_KEY, mapLegendEl } from "./panel.js";
 import { PolygonDraw } from "./draw.js";
 import { linkFor, readLink, encodeCheck, decodeCheck } from "./permalink.js";
+import { mountInspections } from "./inspections.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -83,6 +84,7 @@ async function init() {
   setupSearch();
   setupSites();
   setupUpload();
+  mountInspections($("panel"), { openSite: (id) => openSite(id) });
 
   await Promise.all([loadSites(), loadRisk()]);
   setupPermalinks();

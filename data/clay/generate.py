@@ -1145,6 +1145,13 @@ role = "basemap"
 path = "roads.geojson"
 id_field = "LINEARID"
 name_field = "FULLNAME"
+
+# ILLUSTRATIVE daily rainfall in the layout of a NOAA CDO CSV export (inches) for Syracuse
+# Hancock International Airport, GHCN USW00014771; see README.md, "Rainfall".
+[[layer]]
+role = "rainfall"
+path = "rainfall_demo.csv"
+station = "USW00014771"
 '''
     with open(os.path.join(OUT, "outfall.toml"), "w", encoding="utf-8") as fh:
         fh.write(text)

@@ -5,6 +5,7 @@ mod error;
 mod extract;
 mod features;
 mod html;
+mod inspections;
 mod limits;
 mod negotiate;
 mod openapi;
@@ -146,6 +147,8 @@ pub fn app(state: AppState) -> Router {
         .routes(routes!(sites::check))
         .routes(routes!(sites::search))
         .routes(routes!(sites::rules))
+        .routes(routes!(inspections::due))
+        .routes(routes!(inspections::day_sheet))
         .split_for_parts();
     let api = routes
         // The same resource with a trailing slash, as some clients build the URL.

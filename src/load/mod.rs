@@ -4,6 +4,7 @@
 
 mod crs;
 mod geojson;
+pub mod rainfall;
 mod shapefile;
 mod table;
 mod valid;
@@ -549,6 +550,8 @@ pub fn parse_geojson(text: &str, label: &str) -> Result<(Vec<Feature>, Vec<LoadP
         pollutant_field: None,
         stormwater_field: None,
         max_rejected_share: None,
+        station: None,
+        units: None,
         fields: Default::default(),
     };
     let raw = geojson::parse(text, Path::new(label), &cfg, true)?;
