@@ -4,14 +4,14 @@ export PATH := $(CURDIR)/.tools/venv/bin:$(PATH)
 BIND ?= 127.0.0.1:8080
 E2E_PORT ?= 18931
 
-.PHONY: run test build web lint bench e2e tools
+.PHONY: run test build web lint bench e2e tools clients
 
 run: tools web
 	cargo build --release
 	./target/release/outfall serve --data data/clay --bind $(BIND) --web web
 
 # Unit and integration tests (Rust, incl. the GDAL client test), lint, then the browser test.
-test: tools web
+test: tools web clients
 	scripts/ensure-tools.sh test
 	cargo fmt --check
 	cargo clippy --release --all-targets -- -D warnings
@@ -26,6 +26,13 @@ web: web/node_modules/.package-lock.json
 
 web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
+	touch $@
+
+# @camptocamp/ogc-client for tests/ogc_clients.rs (OWSLib comes from ensure-tools.sh test).
+clients: tests/clients/node_modules/.package-lock.json
+
+tests/clients/node_modules/.package-lock.json: tests/clients/package.json tests/clients/package-lock.json
+	cd tests/clients && npm ci --no-audit --no-fund
 	touch $@
 
 # The viewer in headless Debian chromium against the real server on a loopback port.

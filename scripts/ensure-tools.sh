@@ -2,7 +2,8 @@
 # Makes sure the build and test tools exist on a fresh Debian machine that has only the Rust
 # toolchain. Usage: scripts/ensure-tools.sh build|test
 #   build: cmake (PROJ is compiled from source by proj-sys)
-#   test:  also gdal-bin (ogrinfo/ogr2ogr, the independent OGC API client) and chromium (browser tests)
+#   test:  also gdal-bin (ogrinfo/ogr2ogr, the independent OGC API client) and chromium (browser tests),
+#          and the Python OGC API clients of tests/clients/requirements.txt in .tools/venv
 # Uses what is on PATH; else apt-get as root; else (cmake only) pip into .tools/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,11 @@ want=(cmake)
 [ "${1:-build}" = test ] && want+=(ogrinfo chromium node)
 declare -A pkg=([cmake]=cmake [ogrinfo]=gdal-bin [chromium]=chromium [node]=nodejs)
 missing=()
+if [ "${1:-build}" = test ]; then
+  # OWSLib and openapi-spec-validator for tests/ogc_clients.rs, pinned; a no-op once installed.
+  [ -x .tools/venv/bin/python ] || python3 -m venv .tools/venv
+  .tools/venv/bin/pip install -q --disable-pip-version-check -r tests/clients/requirements.txt
+fi
 for t in "${want[@]}"; do
   command -v "$t" >/dev/null 2>&1 || [ -x ".tools/venv/bin/$t" ] || missing+=("$t")
 done

@@ -107,7 +107,10 @@ code{{background:#f2f2f2;padding:0 .2em}}h2{{margin-top:2rem;font-size:1.1rem}}t
                     "<h2><code>{} {}</code></h2><p>{}</p>",
                     esc(&method.to_uppercase()),
                     esc(path),
-                    text(&op["description"]).max(text(&op["summary"]))
+                    [text(&op["summary"]), text(&op["description"])]
+                        .into_iter()
+                        .find(|t| !t.is_empty())
+                        .unwrap_or_default()
                 ));
                 let params = op["parameters"].as_array().cloned().unwrap_or_default();
                 if !params.is_empty() {

@@ -147,10 +147,7 @@ pub async fn tile_matrix_sets(
 }
 
 /// `/tileMatrixSets/WebMercatorQuad`: the definition (OGC 2D Tile Matrix Set 2.0, JSON),
-/// every level computed from the Web Mercator square. The same document also carries the
-/// 2017 TMS 1.0 members (`type`, `identifier`, `supportedCRS`, `boundingBox`,
-/// `tileMatrix`), which share no name with 2.0's: GDAL before 3.7 (Debian 12 ships 3.6)
-/// reads only that encoding, and its OGCAPI driver needs it to open a tiled collection.
+/// every level computed from the Web Mercator square.
 #[utoipa::path(get, path = "/tileMatrixSets/{tileMatrixSetId}", tag = "tiles",
     params(("tileMatrixSetId" = String, Path, description = "WebMercatorQuad"),
            ("f" = Option<String>, Query, description = "json")),
@@ -167,24 +164,17 @@ pub async fn tile_matrix_set(
         )));
     }
     let half = mvt::WEB_MERCATOR_HALF_SIDE_M;
-    let (matrices, matrices_v1): (Vec<Value>, Vec<Value>) = (0..=MAX_ZOOM)
+    let matrices: Vec<Value> = (0..=MAX_ZOOM)
         .map(|z| {
             let (cell_m, scale, tiles) = mvt::web_mercator_matrix(z);
             let px = mvt::WEB_MERCATOR_TILE_PX;
-            (
-                json!({
-                    "id": z.to_string(), "scaleDenominator": scale, "cellSize": cell_m,
-                    "cornerOfOrigin": "topLeft", "pointOfOrigin": [-half, half],
-                    "tileWidth": px, "tileHeight": px, "matrixWidth": tiles, "matrixHeight": tiles
-                }),
-                json!({
-                    "type": "TileMatrixType", "identifier": z.to_string(), "scaleDenominator": scale,
-                    "topLeftCorner": [-half, half],
-                    "tileWidth": px, "tileHeight": px, "matrixWidth": tiles, "matrixHeight": tiles
-                }),
-            )
+            json!({
+                "id": z.to_string(), "scaleDenominator": scale, "cellSize": cell_m,
+                "cornerOfOrigin": "topLeft", "pointOfOrigin": [-half, half],
+                "tileWidth": px, "tileHeight": px, "matrixWidth": tiles, "matrixHeight": tiles
+            })
         })
-        .unzip();
+        .collect();
     Ok(Json(json!({
         "id": TMS_ID,
         "title": "Google Maps Compatible for the World",
@@ -192,12 +182,7 @@ pub async fn tile_matrix_set(
         "crs": CRS_3857,
         "orderedAxes": ["X", "Y"],
         "wellKnownScaleSet": "http://www.opengis.net/def/wkss/OGC/1.0/GoogleMapsCompatible",
-        "tileMatrices": matrices,
-        "type": "TileMatrixSetType",
-        "identifier": TMS_ID,
-        "supportedCRS": CRS_3857,
-        "boundingBox": {"type": "BoundingBoxType", "crs": CRS_3857, "lowerCorner": [-half, -half], "upperCorner": [half, half]},
-        "tileMatrix": matrices_v1
+        "tileMatrices": matrices
     })))
 }
 
