@@ -8,6 +8,7 @@ pub mod batch;
 pub mod catalog;
 pub mod config;
 pub mod error;
+pub mod export;
 pub mod facts;
 pub mod law;
 pub mod layer;

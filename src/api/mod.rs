@@ -9,6 +9,7 @@ mod limits;
 mod serve;
 mod sites;
 mod tiles;
+mod uploads;
 
 pub use error::{ApiError, ApiResult};
 pub use limits::{Limits, DRAIN_MAX_BYTES, DRAIN_MAX_TIME, MAX_UPLOAD_VERTICES, UPLOAD_TYPES};
@@ -135,7 +136,14 @@ pub fn app(state: AppState) -> Router {
         .route("/sites/{id}/report.html", get(sites::report_html))
         .route("/sites/{id}/trace", get(sites::trace))
         .route("/parcels/{id}/receiving-waters", get(sites::parcel_waters))
-        .route("/check", post(sites::check))
+        .route("/check", post(uploads::check))
+        .route("/check/export.geojson", post(uploads::check_export_geojson))
+        .route("/check/export.zip", post(uploads::check_export_zip))
+        .route(
+            "/sites/{id}/export.geojson",
+            get(uploads::site_export_geojson),
+        )
+        .route("/sites/{id}/export.zip", get(uploads::site_export_zip))
         .route("/search", get(sites::search))
         .route("/rules", get(sites::rules))
         .nest_service("/vendor/maplibre-gl", vendor)

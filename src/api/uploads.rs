@@ -1,0 +1,237 @@
+//! Uploaded checks and exports. `POST /check` takes a GeoJSON, a zipped Shapefile, a KML or a
+//! GeoPackage (told by its bytes), with `?crs=EPSG:n` when the user chose a coordinate system
+//! and `?name=` naming the file (or "drawn polygon") in the report. The exports give a site's
+//! or a check's disturbance, one feature per phase, as GeoJSON or a zipped Shapefile.
+
+use super::extract::{Path, Query};
+use super::limits::{blocking, count_vertices, read_upload, secs, MAX_UPLOAD_VERTICES};
+use super::{ApiError, ApiResult, AppState, MAX_UPLOAD_BYTES, MAX_UPLOAD_FEATURES};
+use crate::export;
+use crate::load::UploadFormat;
+use crate::report::Report;
+use crate::screening::{self, Subject};
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use geo::CoordsIter;
+use std::collections::HashMap;
+
+/// What a check names its subject when the client gives no `name`.
+const DEFAULT_NAME: &str = "upload";
+
+/// The `name` query parameter as a label: printable, at most 100 characters.
+fn upload_name(q: &HashMap<String, String>) -> String {
+    let name: String = q
+        .get("name")
+        .map(|n| n.trim())
+        .unwrap_or("")
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(100)
+        .collect();
+    if name.trim().is_empty() {
+        DEFAULT_NAME.into()
+    } else {
+        name
+    }
+}
+
+/// Reads, parses and checks an upload under the limits: at most `MAX_UPLOAD_BYTES` (also
+/// unpacked), `MAX_UPLOAD_FEATURES` features and `MAX_UPLOAD_VERTICES` coordinates, at most
+/// `limits.max_concurrent_checks` at once (503 with Retry-After beyond), under the work
+/// deadline. Gives the report and the subject it checked.
+async fn run_check(
+    st: &AppState,
+    q: &HashMap<String, String>,
+    headers: &HeaderMap,
+    body: Body,
+) -> ApiResult<(Report, Subject)> {
+    let body = read_upload(headers, body, &st.limits).await?;
+    let name = upload_name(q);
+    let crs = q
+        .get("crs")
+        .map(|c| c.trim().to_string())
+        .filter(|c| !c.is_empty());
+    // GeoJSON's size in vertices is known before parsing; other formats are counted after.
+    let sniffed = crate::load::sniff_format(&body, &name).ok();
+    if sniffed == Some(UploadFormat::GeoJson) {
+        let vertices = count_vertices(&body);
+        if vertices > MAX_UPLOAD_VERTICES {
+            return Err(too_many_vertices(&name, vertices));
+        }
+    }
+    let permit = st
+        .checks
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| ApiError::Unavailable {
+            detail: format!(
+                "the server is computing its limit of {} checks at once; try again shortly",
+                st.limits.max_concurrent_checks
+            ),
+            retry_after_secs: Some(1),
+        })?;
+    let catalog = st.catalog.clone();
+    let deadline = st.limits.work_timeout;
+    let label = name.clone();
+    blocking(
+        deadline,
+        move || -> ApiResult<(Report, Subject)> {
+            // Held until the work ends, even past the deadline: abandoned work still counts.
+            let _permit = permit;
+            let upload = crate::load::read_upload(&body, &name, crs.as_deref(), MAX_UPLOAD_BYTES)
+                .map_err(|e| match e {
+                crate::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
+                other => other.into(),
+            })?;
+            if let Some(p) = upload.problems.first() {
+                return Err(ApiError::Unprocessable(format!(
+                    "{}: feature {}: {}",
+                    p.path, p.feature, p.reason
+                )));
+            }
+            if upload.features.len() > MAX_UPLOAD_FEATURES {
+                return Err(ApiError::Unprocessable(format!(
+                    "{name}: {} features; at most {MAX_UPLOAD_FEATURES} are accepted in one check",
+                    upload.features.len()
+                )));
+            }
+            let vertices: usize = upload
+                .features
+                .iter()
+                .map(|f| f.geometry.coords_count())
+                .sum();
+            if vertices > MAX_UPLOAD_VERTICES {
+                return Err(too_many_vertices(&name, vertices));
+            }
+            // The core refuses what no site can be: no polygon, a polygon across the
+            // antimeridian, or a place far from the data set.
+            let report = screening::check_drawn(&catalog, &name, &upload.features, None).map_err(
+                |e| match e {
+                    crate::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
+                    other => other.into(),
+                },
+            )?;
+            let subject = Subject::ad_hoc(&name, &upload.features, None);
+            Ok((report, subject))
+        },
+        || ApiError::Unavailable {
+            detail: format!(
+                "the check of {label} did not finish within {}; the polygon may be too complex",
+                secs(deadline)
+            ),
+            retry_after_secs: None,
+        },
+    )
+    .await
+}
+
+fn too_many_vertices(name: &str, vertices: usize) -> ApiError {
+    ApiError::Unprocessable(format!(
+        "{name}: {vertices} vertices; at most {MAX_UPLOAD_VERTICES} coordinates are accepted in one check"
+    ))
+}
+
+/// `POST /check`: an uploaded or drawn disturbance → its report.
+pub async fn check(
+    State(st): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Json<Report>> {
+    let (report, _) = run_check(&st, &q, &headers, body).await?;
+    Ok(Json(report))
+}
+
+/// `POST /check/export.geojson`: the same body as `/check` → its phases with the findings.
+pub async fn check_export_geojson(
+    State(st): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let (report, subject) = run_check(&st, &q, &headers, body).await?;
+    Ok(geojson_download(&subject, &report))
+}
+
+/// `POST /check/export.zip`: the same as a zipped Shapefile.
+pub async fn check_export_zip(
+    State(st): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let (report, subject) = run_check(&st, &q, &headers, body).await?;
+    zip_download(&subject, &report)
+}
+
+fn site_subject(st: &AppState, id: &str) -> ApiResult<(Report, Subject)> {
+    let report = st
+        .reports
+        .get(id)
+        .cloned()
+        .ok_or_else(|| ApiError::NotFound(format!("site '{id}' not found")))?;
+    let site = st.catalog.site(id)?;
+    Ok((report, Subject::from_site(&st.catalog, site)))
+}
+
+/// `GET /sites/{id}/export.geojson`.
+pub async fn site_export_geojson(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let (report, subject) = site_subject(&st, &id)?;
+    Ok(geojson_download(&subject, &report))
+}
+
+/// `GET /sites/{id}/export.zip`.
+pub async fn site_export_zip(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let (report, subject) = site_subject(&st, &id)?;
+    zip_download(&subject, &report)
+}
+
+fn attachment(file: &str) -> HeaderValue {
+    HeaderValue::from_str(&format!("attachment; filename=\"{file}\""))
+        .unwrap_or_else(|_| HeaderValue::from_static("attachment"))
+}
+
+fn geojson_download(subject: &Subject, report: &Report) -> Response {
+    let fc = export::to_geojson(&export::phase_features(subject, report));
+    let file = format!("{}.geojson", export::file_stem(&report.site.id));
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/geo+json"),
+            ),
+            (header::CONTENT_DISPOSITION, attachment(&file)),
+        ],
+        fc.to_string(),
+    )
+        .into_response()
+}
+
+fn zip_download(subject: &Subject, report: &Report) -> ApiResult<Response> {
+    let stem = export::file_stem(&report.site.id);
+    let bytes = export::to_zipped_shapefile(&stem, &export::phase_features(subject, report))
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/zip"),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                attachment(&format!("{stem}.zip")),
+            ),
+        ],
+        bytes,
+    )
+        .into_response())
+}
