@@ -21,12 +21,28 @@ use std::collections::HashMap;
 /// What a check names its subject when the client gives no `name`.
 const DEFAULT_NAME: &str = "upload";
 
-/// The `name` query parameter as a label: printable, at most 100 characters.
-fn upload_name(q: &HashMap<String, String>) -> String {
-    let name: String = q
+/// The upload's name: `?name=`, else the `filename*=UTF-8''…` or `filename="…"` of a
+/// `Content-Disposition` request header (how the viewer names a file while posting to the
+/// plain `/check`), else "upload". Printable, at most 100 characters.
+fn upload_name(q: &HashMap<String, String>, headers: &HeaderMap) -> String {
+    let from_header = || {
+        let v = headers.get(header::CONTENT_DISPOSITION)?.to_str().ok()?;
+        v.split(';').map(str::trim).find_map(|part| {
+            if let Some(enc) = part.strip_prefix("filename*=UTF-8''") {
+                percent_decode(enc)
+            } else {
+                part.strip_prefix("filename=")
+                    .map(|n| n.trim_matches('"').to_string())
+            }
+        })
+    };
+    let given = q
         .get("name")
-        .map(|n| n.trim())
-        .unwrap_or("")
+        .cloned()
+        .or_else(from_header)
+        .unwrap_or_default();
+    let name: String = given
+        .trim()
         .chars()
         .filter(|c| !c.is_control())
         .take(100)
@@ -36,6 +52,24 @@ fn upload_name(q: &HashMap<String, String>) -> String {
     } else {
         name
     }
+}
+
+/// `%XX` escapes decoded as UTF-8; None when malformed.
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// Reads, parses and checks an upload under the limits: at most `MAX_UPLOAD_BYTES` (also
@@ -49,7 +83,7 @@ async fn run_check(
     body: Body,
 ) -> ApiResult<(Report, Subject)> {
     let body = read_upload(headers, body, &st.limits).await?;
-    let name = upload_name(q);
+    let name = upload_name(q, headers);
     let crs = q
         .get("crs")
         .map(|c| c.trim().to_string())
@@ -234,4 +268,28 @@ fn zip_download(subject: &Subject, report: &Report) -> ApiResult<Response> {
         bytes,
     )
         .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_name_comes_from_the_query_or_content_disposition() {
+        let mut h = HeaderMap::new();
+        let q = HashMap::new();
+        assert_eq!(upload_name(&q, &h), "upload");
+        h.insert(
+            header::CONTENT_DISPOSITION,
+            HeaderValue::from_static("attachment; filename*=UTF-8''plan%20%C3%A9.zip"),
+        );
+        assert_eq!(upload_name(&q, &h), "plan é.zip");
+        h.insert(
+            header::CONTENT_DISPOSITION,
+            HeaderValue::from_static("attachment; filename=\"site.kml\""),
+        );
+        assert_eq!(upload_name(&q, &h), "site.kml");
+        let q = HashMap::from([("name".to_string(), "drawn polygon".to_string())]);
+        assert_eq!(upload_name(&q, &h), "drawn polygon");
+    }
 }
