@@ -93,6 +93,9 @@ fn acres(r: &Resp) -> f64 {
         .expect("total_acres")
 }
 
+/// A zip's members: (name, bytes).
+type Members<'a> = Vec<(&'a str, Vec<u8>)>;
+
 /// A zip of (member name, bytes).
 fn zip_of(members: &[(&str, Vec<u8>)]) -> Vec<u8> {
     let mut out = std::io::Cursor::new(Vec::new());
@@ -227,7 +230,7 @@ async fn hostile_or_broken_zips_are_refused_by_name() {
             .1
             .clone()
     };
-    let cases: Vec<(Vec<(&str, Vec<u8>)>, &str)> = vec![
+    let cases: Vec<(Members, &str)> = vec![
         (vec![("../../etc/evil.shp", part(".shp"))], "leaves the zip"),
         (
             // 3 MiB of zeros compress to a few KiB: the unpacked size is what counts.

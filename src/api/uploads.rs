@@ -90,11 +90,9 @@ async fn run_check(
         .filter(|c| !c.is_empty());
     // GeoJSON's size in vertices is known before parsing; other formats are counted after.
     let sniffed = crate::load::sniff_format(&body, &name).ok();
-    if sniffed == Some(UploadFormat::GeoJson) {
-        let vertices = count_vertices(&body);
-        if vertices > MAX_UPLOAD_VERTICES {
-            return Err(too_many_vertices(&name, vertices));
-        }
+    let geojson_vertices = (sniffed == Some(UploadFormat::GeoJson)).then(|| count_vertices(&body));
+    if let Some(vertices) = geojson_vertices.filter(|&v| v > MAX_UPLOAD_VERTICES) {
+        return Err(too_many_vertices(&name, vertices));
     }
     let permit = st
         .checks
@@ -109,7 +107,6 @@ async fn run_check(
         })?;
     let catalog = st.catalog.clone();
     let deadline = st.limits.work_timeout;
-    let label = name.clone();
     blocking(
         deadline,
         move || -> ApiResult<(Report, Subject)> {
@@ -153,8 +150,11 @@ async fn run_check(
         },
         || ApiError::Unavailable {
             detail: format!(
-                "the check of {label} did not finish within {}; the polygon may be too complex",
-                secs(deadline)
+                "the check did not finish within {}; the polygon may be too complex{}",
+                secs(deadline),
+                geojson_vertices
+                    .map(|v| format!(" ({v} vertices)"))
+                    .unwrap_or_default()
             ),
             retry_after_secs: None,
         },

@@ -85,7 +85,7 @@ pub(super) fn read_bytes(
         ));
     }
 
-    let mut dbf_reader = shapefile::dbase::Reader::new(std::io::Cursor::new(&dbf[..]))
+    let mut dbf_reader = shapefile::dbase::Reader::new(std::io::Cursor::new(dbf))
         .map_err(|e| Error::layer(path, role, format!("cannot read {dbf_name}: {e}")))?;
     let mut attributes = dbf_reader.iter_records();
     let mut items = Vec::with_capacity(records.len());
