@@ -432,3 +432,74 @@ async fn a_check_exports_its_disturbance_in_wgs84() {
         StatusCode::NOT_FOUND
     );
 }
+
+/// The GeoPackage fixture after `sql`, as bytes.
+fn gpkg_with(sql: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("plan.gpkg");
+    std::fs::write(&path, fixture("s01_utm.gpkg")).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(sql).unwrap();
+    drop(conn);
+    std::fs::read(&path).unwrap()
+}
+
+#[tokio::test]
+async fn a_geopackage_without_a_defined_srs_asks_and_one_with_two_tables_is_refused() {
+    let undefined = gpkg_with(
+        "UPDATE gpkg_geometry_columns SET srs_id = 0; UPDATE gpkg_contents SET srs_id = 0;",
+    );
+    let r = post(
+        "/check?name=plan.gpkg",
+        "application/geopackage+sqlite3",
+        undefined.clone(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(r.json()["crs_required"], true);
+    assert!(
+        r.detail()
+            .starts_with("plan.gpkg/disturbance: no coordinate reference system")
+            && r.detail().contains("choose its coordinate system"),
+        "{}",
+        r.detail()
+    );
+    let r = post(
+        "/check?name=plan.gpkg&crs=EPSG:26918",
+        "application/geopackage+sqlite3",
+        undefined,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.detail());
+    assert!((acres(&r) - S01_ACRES).abs() < 0.01);
+
+    let two = gpkg_with(
+        "CREATE TABLE other AS SELECT * FROM disturbance;
+         INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id)
+           VALUES ('other', 'features', 'other', 26918);
+         INSERT INTO gpkg_geometry_columns (table_name, column_name, geometry_type_name, srs_id, z, m)
+           SELECT 'other', column_name, geometry_type_name, srs_id, z, m FROM gpkg_geometry_columns
+           WHERE table_name = 'disturbance';",
+    );
+    let r = post("/check?name=plan.gpkg", "application/octet-stream", two).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.detail().contains("2 feature tables (disturbance, other)"),
+        "{}",
+        r.detail()
+    );
+    // Not a GeoPackage at all, though SQLite.
+    let r = post(
+        "/check?name=plan.gpkg",
+        "application/octet-stream",
+        gpkg_with("DROP TABLE gpkg_contents;"),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.detail()
+            .starts_with("plan.gpkg: not a readable GeoPackage"),
+        "{}",
+        r.detail()
+    );
+}
