@@ -9,6 +9,7 @@ pub mod calendar;
 pub mod catalog;
 pub mod config;
 pub mod error;
+pub mod export;
 pub mod facts;
 pub mod frame;
 pub mod law;

@@ -10,6 +10,8 @@ export class ApiError extends Error {
     this.title = title || "";
     this.detail = detail || "";
     this.url = url || "";
+    // The server answers `crs_required: true` when an upload's coordinate system must be chosen.
+    this.crsRequired = false;
   }
 }
 
@@ -23,6 +25,7 @@ export function absUrl(path) {
 async function problemFrom(res, url) {
   let title = res.statusText || "";
   let detail = "";
+  let crsRequired = false;
   try {
     const text = await res.text();
     if (text) {
@@ -31,6 +34,7 @@ async function problemFrom(res, url) {
         if (body && typeof body === "object") {
           title = body.title || title;
           detail = body.detail || body.message || body.error || "";
+          crsRequired = body.crs_required === true;
         }
       } catch {
         detail = text.slice(0, 500);
@@ -39,7 +43,9 @@ async function problemFrom(res, url) {
   } catch {
     /* body unreadable: keep the status line */
   }
-  return new ApiError(res.status, title, detail, url);
+  const err = new ApiError(res.status, title, detail, url);
+  err.crsRequired = crsRequired;
+  return err;
 }
 
 /**
@@ -121,14 +127,29 @@ export const api = {
   siteTrace: (id) => fetchJSON(`/sites/${encodeURIComponent(id)}/trace`),
   parcelReport: (id) => fetchJSON(`/parcels/${encodeURIComponent(id)}/receiving-waters`),
   search: (q, signal) => fetchJSON(`/search?q=${encodeURIComponent(q)}`, { signal }),
-  check: (bodyText) =>
-    fetchJSON("/check", {
+  /** body: text or bytes; upload: {contentType, name, crs} (see uploadHeaders, checkQuery). */
+  check: (body, upload = {}) =>
+    fetchJSON(`/check${checkQuery(upload)}`, {
       method: "POST",
-      body: bodyText,
-      headers: { "Content-Type": "application/json" },
+      body,
+      headers: uploadHeaders(upload),
       timeoutMs: 60000,
     }),
   siteReportHtmlUrl: (id) => `/sites/${encodeURIComponent(id)}/report.html`,
   parcelReportHtmlUrl: (id) => `/parcels/${encodeURIComponent(id)}/report.html`,
   tileUrl: (id) => absUrl(`/collections/${encodeURIComponent(id)}/tiles/WebMercatorQuad/`) + "{z}/{y}/{x}",
 };
+
+/** The headers of an upload to /check and its exports: its media type, and its name (the
+ * report names the file) as a Content-Disposition filename. */
+export function uploadHeaders(upload = {}) {
+  const h = { "Content-Type": upload.contentType || "application/json" };
+  if (upload.name) h["Content-Disposition"] = `attachment; filename*=UTF-8''${encodeURIComponent(upload.name)}`;
+  return h;
+}
+
+/** "?crs=EPSG:n" when the user chose the upload's coordinate system (it overrides a missing
+ * .prj or the GeoJSON default), else "". */
+export function checkQuery(upload = {}) {
+  return upload.crs ? `?crs=${encodeURIComponent(upload.crs)}` : "";
+}

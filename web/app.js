@@ -1,5 +1,5 @@
 // Outfall web viewer: wires the map, the side panel and the API together.
-import { api, fetchJSON } from "./api.js";
+import { api, fetchJSON, checkQuery, uploadHeaders } from "./api.js";
 import {
   maplibregl, createMap, addOutfallLayers, buildLegend, fitBbox, fitFrame, setSiteRisk, showSelection, clearSelection,
   siteBboxFromData, geojsonBbox, validBbox, toFC, parcelIdOf, contextBbox,
@@ -127,7 +127,10 @@ async function openFromLink() {
     else if (link.kind === "parcel") await openParcel(link.id);
     else if (link.kind === "check") {
       const text = await decodeCheck(link.data);
-      if (text != null) await runCheck(text, geometryOf(text), "linked check", link.data);
+      if (text != null) {
+        const upload = { body: text, contentType: "application/geo+json", name: "linked check" };
+        await runCheck(upload, geometryOf(text), link.data);
+      }
     }
   } catch (err) {
     outfall.warnings.push(`link: ${err.message}`);
@@ -328,54 +331,116 @@ async function openParcel(id, bbox, clickedFeature) {
   outfall.lastReport = report;
 }
 
-async function runCheck(bodyText, geometry, label, linkData) {
+/**
+ * Check a drawn polygon or an uploaded file. `upload` is {body, contentType, name, crs};
+ * `drawn` is the drawn or linked Feature (already lon/lat) or null. An upload's own
+ * coordinates are never put on the map: they may be State Plane feet. The map zooms to what
+ * the server returns (the report's frame, else its WGS84 bbox) and shows the server's WGS84
+ * geometry. `linkData` is the permalink data when the check was opened from a link.
+ */
+async function runCheck(upload, drawn, linkData) {
   const token = ++state.token;
+  const label = upload.name;
   state.selectedId = null;
   markSelected();
+  hideCrsForm();
   const status = $("check-status");
   status.textContent = `Checking ${label}…`;
   status.className = "check-status";
   showLoading(label);
-  if (geometry) {
-    showSelection(state.map, { report: {}, geometry });
-    const b = geojsonBbox(geometry);
+  if (drawn) {
+    showSelection(state.map, { report: {}, geometry: drawn });
+    const b = geojsonBbox(drawn);
     if (b) fitBbox(state.map, b);
   }
   let report;
   try {
-    report = await api.check(bodyText);
+    report = await api.check(upload.body, upload);
   } catch (err) {
     if (token !== state.token) return;
-    const what = err.status === 413 ? "The file is too large" : err.status === 422 ? "The GeoJSON was rejected" : "The check failed";
+    const what = err.status === 413 ? "The file is too large"
+      : err.crsRequired ? "Choose the file's coordinate system"
+      : err.status === 422 ? "The file was rejected" : "The check failed";
     status.textContent = `Not checked: ${what.toLowerCase()} (see below).`;
     status.className = "check-status bad";
     clearSelection(state.map);
     renderError(reportCard(), what, err);
+    if (err.crsRequired) showCrsForm(upload);
     focusReport();
     return;
   }
   if (token !== state.token) return;
   status.textContent = `Checked ${label}.`;
+  // Kept off the report's JSON keys: export.js posts the same upload to the export routes.
+  Object.defineProperty(report, "upload", { value: upload, enumerable: false });
   state.current = { source: "check", id: null, report };
-  const box = validBbox(report.site && report.site.bbox) || (geometry && geojsonBbox(geometry));
+  const box = validBbox(report.site && report.site.bbox);
   renderReport(reportCard(), report, {
     source: "check",
     onZoom: box ? () => fitBbox(state.map, box, { maxZoom: 17 }) : null,
     onClose: closeReport,
     onShowReach: showReach,
   });
+  const geometry = drawn || (await serverGeometry(upload));
+  if (token !== state.token) return;
   const shown = showSelection(state.map, { report, flowlinesFC: state.layers.data.flowlines, geometry });
   if (!fitFrame(state.map, report.frame_bbox)) {
     const view = contextBbox(box, shown, report);
     if (view) fitBbox(state.map, view, { maxZoom: 16 });
   }
-  const data = linkData || (await encodeCheck(bodyText));
+  // A link carries GeoJSON text only: a binary file or a chosen CRS cannot be replayed from it.
+  const text = typeof upload.body === "string" && !upload.crs ? upload.body : null;
+  const data = linkData || (text != null ? await encodeCheck(text) : null);
   if (token !== state.token) return;
   if (data) setLink(linkFor("check", data));
-  else setStatus("This check is too large to put in a link; save the file to share it.");
+  else setStatus(text == null
+    ? "This check came from a file; save the file to share it."
+    : "This check is too large to put in a link; save the file to share it.");
   focusReport();
   outfall.lastReport = report;
 }
+
+/** The upload's disturbance in WGS84 as the server read it (its GeoJSON export), or null. */
+async function serverGeometry(upload) {
+  try {
+    const fc = await fetchJSON(`/check/export.geojson${checkQuery(upload)}`, {
+      method: "POST",
+      body: upload.body,
+      headers: uploadHeaders(upload),
+      timeoutMs: 60000,
+    });
+    return fc && Array.isArray(fc.features) && fc.features.length ? fc : null;
+  } catch (err) {
+    outfall.warnings.push(`upload geometry: ${err.message}`);
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------- CRS picker
+let pendingUpload = null;
+
+function showCrsForm(upload) {
+  pendingUpload = upload;
+  const form = $("crs-form");
+  form.hidden = false;
+  const input = $("crs-input");
+  if (upload.crs) input.value = upload.crs;
+  input.focus();
+}
+
+function hideCrsForm() {
+  $("crs-form").hidden = true;
+}
+
+function setupCrsForm() {
+  $("crs-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const crs = $("crs-input").value.trim();
+    if (!pendingUpload || !crs) return;
+    runCheck({ ...pendingUpload, crs: crs.toUpperCase() }, null);
+  });
+}
+
 
 // ---------------------------------------------------------------- map clicks
 const CLICK_LAYERS = ["site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "parcels-fill"];
@@ -493,15 +558,16 @@ function setupDraw(map) {
   };
   draw = new PolygonDraw(map, {
     onFinish: (feature) => {
-      const text = JSON.stringify(feature);
-      runCheck(text, feature, "drawn polygon");
+      const body = JSON.stringify(feature);
+      runCheck({ body, contentType: "application/geo+json", name: "drawn polygon" }, feature);
     },
-    onChange: (what, n) => {
+    onChange: (what, n, acres) => {
       if (what === "points") {
         hint.hidden = false;
+        const area = acres > 0 ? ` About ${acres.toFixed(2)} acres (approximate; the report measures it exactly).` : "";
         hint.textContent = n < 3
-          ? `Click the map to add corners (${n} so far, at least 3). Esc cancels.`
-          : `${n} corners. Double-click, press Enter or use Finish to close the polygon. Esc cancels.`;
+          ? `Click the map to add corners (${n} so far, at least 3).${area} Esc cancels.`
+          : `${n} corners.${area} Double-click, press Enter or use Finish to close the polygon. Esc cancels.`;
       } else if (what === "need3") {
         hint.hidden = false;
         hint.textContent = "A polygon needs at least 3 corners.";
@@ -539,7 +605,17 @@ function geometryOf(text) {
 }
 
 // ---------------------------------------------------------------- upload
-const MAX_BYTES = 2 * 1024 * 1024;
+/** The media type the server expects for a file, by its extension (browsers often leave it blank). */
+function uploadType(file) {
+  const ext = (file.name || "").toLowerCase().split(".").pop();
+  return {
+    geojson: "application/geo+json",
+    json: "application/json",
+    zip: "application/zip",
+    kml: "application/vnd.google-earth.kml+xml",
+    gpkg: "application/geopackage+sqlite3",
+  }[ext] || "application/octet-stream";
+}
 
 function setupUpload() {
   const input = $("upload");
@@ -547,29 +623,18 @@ function setupUpload() {
     const file = input.files && input.files[0];
     if (!file) return;
     const status = $("check-status");
-    let text;
+    let body;
     try {
-      text = await file.text();
+      body = await file.arrayBuffer();
     } catch (err) {
       renderError(status, "Could not read the file", err);
       return;
     }
-    let geometry = null;
-    if (file.size <= MAX_BYTES) {
-      try {
-        const parsed = JSON.parse(text);
-        if (parsed && (parsed.type === "Feature" || parsed.type === "FeatureCollection" || parsed.coordinates)) {
-          geometry = toFC(parsed);
-          if (!geojsonBbox(geometry)) geometry = null;
-        }
-      } catch {
-        /* let the server explain (422) */
-      }
-    }
-    // Send as-is: the server validates and answers with problem+json (413 / 422).
-    await runCheck(text, geometry, file.name || "uploaded file");
+    // Sent as-is: the server tells the format by its bytes and answers problem+json (413 / 422).
+    await runCheck({ body, contentType: uploadType(file), name: file.name || "uploaded file" }, null);
     input.value = "";
   });
+  setupCrsForm();
 }
 
 // ---------------------------------------------------------------- search

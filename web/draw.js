@@ -1,5 +1,26 @@
 // Polygon drawing on the map: click adds a vertex, double-click / Enter / Finish closes,
-// Esc / Cancel aborts. Calls onFinish(Feature<Polygon>) with a closed ring.
+// Esc / Cancel aborts. Calls onFinish(Feature<Polygon>) with a closed ring, and
+// onChange("points", n, acres) while drawing with the polygon's approximate area.
+
+const EARTH_RADIUS_M = 6378137;
+const SQ_M_PER_ACRE = 4046.8564224;
+
+/**
+ * Area of a lon/lat ring in acres on a sphere (the spherical-excess sum also used by
+ * MapLibre's and Mapbox's area helpers). Within a fraction of a percent of the server's
+ * ellipsoidal figure at Clay's latitude, so the viewer labels it approximate.
+ */
+export function ringAcres(ring) {
+  if (!ring || ring.length < 3) return 0;
+  const rad = Math.PI / 180;
+  let sum = 0;
+  for (let i = 0; i < ring.length; i++) {
+    const [lon1, lat1] = ring[i];
+    const [lon2, lat2] = ring[(i + 1) % ring.length];
+    sum += (lon2 - lon1) * rad * (2 + Math.sin(lat1 * rad) + Math.sin(lat2 * rad));
+  }
+  return Math.abs((sum * EARTH_RADIUS_M * EARTH_RADIUS_M) / 2) / SQ_M_PER_ACRE;
+}
 
 const SRC = "draw";
 
@@ -107,6 +128,6 @@ export class PolygonDraw {
     if (pts.length >= 3) feats.push({ type: "Feature", properties: {}, geometry: { type: "Polygon", coordinates: [[...pts, pts[0]]] } });
     const s = this.map.getSource(SRC);
     if (s) s.setData({ type: "FeatureCollection", features: feats });
-    if (this.onChange && this.active) this.onChange("points", this.points.length);
+    if (this.onChange && this.active) this.onChange("points", this.points.length, ringAcres(pts));
   }
 }

@@ -1,4 +1,5 @@
 // Side panel rendering: sites list, search results, report. DOM only, no map calls.
+import { exportLinks } from "./export.js";
 
 /** Tiny element helper: h("div", {class: "x", "data-testid": "y"}, child, "text"). */
 export function h(tag, attrs, ...children) {
@@ -224,6 +225,7 @@ export function renderReport(container, report, ctx = {}) {
   if (ctx.onZoom) actions.appendChild(h("button", { type: "button", onclick: ctx.onZoom }, "Zoom to"));
   if (ctx.onClose) actions.appendChild(h("button", { type: "button", onclick: ctx.onClose }, "Close"));
   container.appendChild(actions);
+  container.appendChild(exportLinks(report));
 
   // 1. Receiving waters: the applicant's answer.
   const names = Array.isArray(report.receiving_water_names) ? report.receiving_water_names : [];

@@ -18,6 +18,9 @@ pub enum ApiError {
     TooLarge(String),
     UnsupportedMediaType(String),
     Unprocessable(String),
+    /// An upload whose coordinate system is missing or looks wrong (422, with
+    /// `"crs_required": true` so the viewer offers its CRS picker).
+    CrsRequired(String),
     /// The server is at a limit it enforces: a deadline it cut, or a concurrency limit (503);
     /// `retry_after_secs` sets `Retry-After`.
     Unavailable {
@@ -32,11 +35,10 @@ impl From<crate::Error> for ApiError {
         use crate::Error as E;
         match e {
             E::NotFound { .. } => ApiError::NotFound(e.to_string()),
-            E::Input(_)
-            | E::Feature { .. }
-            | E::Format { .. }
-            | E::MissingCrs { .. }
-            | E::Projection { .. } => ApiError::Unprocessable(e.to_string()),
+            E::Input(_) | E::Feature { .. } | E::Format { .. } | E::Projection { .. } => {
+                ApiError::Unprocessable(e.to_string())
+            }
+            E::MissingCrs { .. } => ApiError::CrsRequired(e.to_string()),
             E::Io { .. } | E::Manifest { .. } | E::MissingField { .. } => {
                 ApiError::Internal(e.to_string())
             }
@@ -70,6 +72,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut retry_after = None;
         let mut close = false;
+        let mut crs_required = false;
         let (status, title, detail) = match self {
             ApiError::NotFound(d) => (StatusCode::NOT_FOUND, "Not Found", d),
             ApiError::BadRequest(d) => (StatusCode::BAD_REQUEST, "Bad Request", d),
@@ -90,6 +93,10 @@ impl IntoResponse for ApiError {
                 d,
             ),
             ApiError::Unprocessable(d) => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "Unprocessable Content", d)
+            }
+            ApiError::CrsRequired(d) => {
+                crs_required = true;
                 (StatusCode::UNPROCESSABLE_ENTITY, "Unprocessable Content", d)
             }
             ApiError::Unavailable {
@@ -113,12 +120,15 @@ impl IntoResponse for ApiError {
                 )
             }
         };
-        let body = json!({
+        let mut body = json!({
             "type": "about:blank",
             "title": title,
             "status": status.as_u16(),
             "detail": detail,
         });
+        if crs_required {
+            body["crs_required"] = json!(true);
+        }
         let mut res = (
             status,
             [(header::CONTENT_TYPE, "application/problem+json")],

@@ -78,8 +78,21 @@ fn too_large() -> ApiError {
     ))
 }
 
-/// The accepted upload media types (parameters such as `charset` are ignored).
-pub const UPLOAD_TYPES: [&str; 3] = ["application/geo+json", "application/json", "text/plain"];
+/// The accepted upload media types (parameters such as `charset` are ignored). The format
+/// itself is told by the bytes (`load::sniff_format`); browsers often send `.gpkg`, `.kml`
+/// and `.zip` files as application/octet-stream.
+pub const UPLOAD_TYPES: [&str; 10] = [
+    "application/geo+json",
+    "application/json",
+    "text/plain",
+    "application/zip",
+    "application/x-zip-compressed",
+    "application/vnd.google-earth.kml+xml",
+    "application/xml",
+    "text/xml",
+    "application/geopackage+sqlite3",
+    "application/octet-stream",
+];
 
 fn check_content_type(headers: &HeaderMap) -> ApiResult<()> {
     let given = headers
@@ -92,7 +105,7 @@ fn check_content_type(headers: &HeaderMap) -> ApiResult<()> {
     match essence {
         Some(t) if UPLOAD_TYPES.contains(&t.as_str()) => Ok(()),
         _ => Err(ApiError::UnsupportedMediaType(format!(
-            "the upload's Content-Type is {}; send GeoJSON as application/geo+json (or application/json, text/plain)",
+            "the upload's Content-Type is {}; send GeoJSON as application/geo+json (or application/json, text/plain), a zipped Shapefile as application/zip, KML as application/vnd.google-earth.kml+xml, a GeoPackage as application/geopackage+sqlite3",
             given.map(|g| format!("'{g}'")).unwrap_or_else(|| "missing".into())
         ))),
     }

@@ -12,6 +12,7 @@ mod openapi;
 mod serve;
 mod sites;
 mod tiles;
+mod uploads;
 
 pub use error::{ApiError, ApiResult};
 pub use limits::{Limits, DRAIN_MAX_BYTES, DRAIN_MAX_TIME, MAX_UPLOAD_VERTICES, UPLOAD_TYPES};
@@ -144,7 +145,11 @@ pub fn app(state: AppState) -> Router {
         .routes(routes!(sites::trace))
         .routes(routes!(sites::parcel_waters))
         .routes(routes!(sites::parcel_report_html))
-        .routes(routes!(sites::check))
+        .routes(routes!(uploads::check))
+        .routes(routes!(uploads::check_export_geojson))
+        .routes(routes!(uploads::check_export_zip))
+        .routes(routes!(uploads::site_export_geojson))
+        .routes(routes!(uploads::site_export_zip))
         .routes(routes!(sites::search))
         .routes(routes!(sites::rules))
         .routes(routes!(inspections::due))

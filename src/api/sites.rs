@@ -3,14 +3,13 @@
 
 use super::extract::{Path, Query};
 use super::features::feature_json;
-use super::limits::{blocking, count_vertices, read_upload, secs, MAX_UPLOAD_VERTICES};
-use super::{ApiError, ApiResult, AppState, MAX_UPLOAD_FEATURES};
+use super::limits::{blocking, secs};
+use super::{ApiError, ApiResult, AppState};
 use crate::config::Role;
 use crate::report::Report;
 use crate::screening;
-use axum::body::Body;
 use axum::extract::State;
-use axum::http::{header, HeaderMap};
+use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
@@ -158,84 +157,6 @@ pub async fn parcel_waters(
         move || Ok(screening::check_parcel(&catalog, &id)?),
         || ApiError::Unavailable {
             detail: format!("the check did not finish within {}", secs(deadline)),
-            retry_after_secs: None,
-        },
-    )
-    .await?;
-    Ok(Json(report))
-}
-
-/// `POST /check`: a GeoJSON Feature or FeatureCollection of disturbance polygons, as
-/// application/geo+json, application/json or text/plain (a UTF-8 BOM is accepted), at most
-/// `MAX_UPLOAD_BYTES`, `MAX_UPLOAD_FEATURES` features and `MAX_UPLOAD_VERTICES` coordinates.
-/// At most `limits.max_concurrent_checks` compute at once (503 with Retry-After beyond), each
-/// under the work deadline.
-#[utoipa::path(post, path = "/check", tag = "review",
-    request_body(content = String, content_type = "application/geo+json", description = "A GeoJSON Feature or FeatureCollection of disturbance polygons (at most 2 MiB, 1,000 features, 20,000 coordinates)"),
-    responses((status = 200, description = "The review report", content_type = "application/json"),
-              (status = 413, description = "Over a size limit", content_type = "application/problem+json"),
-              (status = 415, description = "Not GeoJSON, JSON or plain text", content_type = "application/problem+json"),
-              (status = 422, description = "Not a usable GeoJSON upload", content_type = "application/problem+json"),
-              (status = 503, description = "Busy, or the check did not finish in time", content_type = "application/problem+json")))]
-pub async fn check(
-    State(st): State<AppState>,
-    headers: HeaderMap,
-    body: Body,
-) -> ApiResult<Json<Report>> {
-    let body = read_upload(&headers, body, &st.limits).await?;
-    let vertices = count_vertices(&body);
-    if vertices > MAX_UPLOAD_VERTICES {
-        return Err(ApiError::Unprocessable(format!(
-            "upload: {vertices} vertices; at most {MAX_UPLOAD_VERTICES} coordinates are accepted in one check"
-        )));
-    }
-    let permit = st
-        .checks
-        .clone()
-        .try_acquire_owned()
-        .map_err(|_| ApiError::Unavailable {
-            detail: format!(
-                "the server is computing its limit of {} checks at once; try again shortly",
-                st.limits.max_concurrent_checks
-            ),
-            retry_after_secs: Some(1),
-        })?;
-    let catalog = st.catalog.clone();
-    let deadline = st.limits.work_timeout;
-    let report = blocking(
-        deadline,
-        move || -> ApiResult<Report> {
-            // Held until the work ends, even past the deadline: abandoned work still counts.
-            let _permit = permit;
-            let text = std::str::from_utf8(&body)
-                .map_err(|_| ApiError::Unprocessable("the upload is not UTF-8 text".into()))?;
-            let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-            let (features, problems) = crate::load::parse_geojson(text, "upload")?;
-            if let Some(p) = problems.first() {
-                return Err(ApiError::Unprocessable(format!(
-                    "upload: feature {}: {}",
-                    p.feature, p.reason
-                )));
-            }
-            if features.len() > MAX_UPLOAD_FEATURES {
-                return Err(ApiError::Unprocessable(format!(
-                    "upload: {} features; at most {MAX_UPLOAD_FEATURES} are accepted in one check",
-                    features.len()
-                )));
-            }
-            // The core refuses what no site can be: no polygon, a polygon across the
-            // antimeridian, or a place far from the data set.
-            screening::check_drawn(&catalog, "upload", &features, None).map_err(|e| match e {
-                crate::Error::Input(m) => ApiError::Unprocessable(format!("upload: {m}")),
-                other => other.into(),
-            })
-        },
-        || ApiError::Unavailable {
-            detail: format!(
-                "the check did not finish within {}; the polygon may be too complex ({} vertices)",
-                secs(deadline),
-                vertices
-            ),
             retry_after_secs: None,
         },
     )

@@ -96,7 +96,7 @@ pub(super) fn parse(text: &str, path: &Path, cfg: &LayerConfig, upload: bool) ->
 
 /// Only authority codes and OGC URNs: anything else (a PROJ string like `+init=FILE`) could
 /// make PROJ open files.
-fn is_safe_crs_name(c: &str) -> bool {
+pub(super) fn is_safe_crs_name(c: &str) -> bool {
     let c = c.trim();
     let digits = |s: &str| !s.is_empty() && s.len() <= 6 && s.bytes().all(|b| b.is_ascii_digit());
     let lower = c.to_ascii_lowercase();

@@ -2,15 +2,20 @@
 //! checked (empty, non-finite, unclosed, self-intersecting) and oriented here, once, so
 //! everything downstream can trust it. One bad feature is reported and skipped; the rest load.
 
+mod archive;
 mod crs;
 mod geojson;
 pub mod rainfall;
+mod gpkg;
+mod kml;
 mod shapefile;
 mod table;
+mod upload;
 mod valid;
 
 pub use crs::Reprojector;
 pub use table::read_table;
+pub use upload::{read_upload, sniff_format, Upload, UploadFormat, MAX_ZIP_MEMBERS};
 
 use crate::config::LayerConfig;
 use crate::error::{Error, Result};
@@ -529,12 +534,20 @@ pub(crate) fn check_geometry(geom: Geometry<f64>) -> std::result::Result<Geometr
 /// problems; no features at all is an error. A legacy `crs` member may only be an EPSG code
 /// or an OGC URN.
 pub fn parse_geojson(text: &str, label: &str) -> Result<(Vec<Feature>, Vec<LoadProblem>)> {
-    let cfg = LayerConfig {
+    let cfg = upload_config(label, None);
+    let raw = geojson::parse(text, Path::new(label), &cfg, true)?;
+    sort_upload(raw, &cfg, label)
+}
+
+/// How an uploaded or ad-hoc file is read: a disturbance layer whose features may carry
+/// `id`, `name`, `phase`, `start` and `end`, in `crs` when the user chose one.
+pub(crate) fn upload_config(label: &str, crs: Option<&str>) -> LayerConfig {
+    LayerConfig {
         role: crate::config::Role::Disturbance,
         path: PathBuf::from(label),
         id_field: Some("id".into()),
         name_field: Some("name".into()),
-        crs: None,
+        crs: crs.map(String::from),
         class_field: None,
         site_field: None,
         phase_field: Some("phase".into()),
@@ -553,15 +566,19 @@ pub fn parse_geojson(text: &str, label: &str) -> Result<(Vec<Feature>, Vec<LoadP
         station: None,
         units: None,
         fields: Default::default(),
-    };
-    let raw = geojson::parse(text, Path::new(label), &cfg, true)?;
-    if raw.items.is_empty() {
-        return Err(Error::format(
-            label,
-            "the FeatureCollection has no features",
-        ));
     }
-    let (features, problems, _) = sort_items(raw.items, &cfg, label);
+}
+
+/// An upload's features and problems; no features at all is an error.
+pub(crate) fn sort_upload(
+    raw: Raw,
+    cfg: &LayerConfig,
+    label: &str,
+) -> Result<(Vec<Feature>, Vec<LoadProblem>)> {
+    if raw.items.is_empty() {
+        return Err(Error::format(label, "the file has no features"));
+    }
+    let (features, problems, _) = sort_items(raw.items, cfg, label);
     Ok((features, problems))
 }
 

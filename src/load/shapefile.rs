@@ -19,7 +19,6 @@ use std::path::Path;
 const HEADER: usize = 100;
 
 pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
-    let role = cfg.role.as_str();
     for ext in ["shx", "dbf"] {
         let side = path.with_extension(ext);
         if !side.exists() {
@@ -47,6 +46,23 @@ pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
     let shp = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let shx = std::fs::read(&shx_path).map_err(|e| Error::io(&shx_path, e))?;
     let dbf = std::fs::read(&dbf_path).map_err(|e| Error::io(&dbf_path, e))?;
+    read_bytes(path, cfg, &reproject, &shp, &shx, &dbf)
+}
+
+/// Reads a shapefile whose three parts are already in memory (a layer's files, or the
+/// members of an uploaded zip). `path` names the .shp in messages; its .shx and .dbf are
+/// named after it.
+pub(super) fn read_bytes(
+    path: &Path,
+    cfg: &LayerConfig,
+    reproject: &Reprojector,
+    shp: &[u8],
+    shx: &[u8],
+    dbf: &[u8],
+) -> Result<Raw> {
+    let role = cfg.role.as_str();
+    let shx_path = path.with_extension("shx");
+    let dbf_path = path.with_extension("dbf");
     let name = |p: &Path| {
         p.file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -54,9 +70,9 @@ pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
     };
     let (shp_name, shx_name, dbf_name) = (name(path), name(&shx_path), name(&dbf_path));
 
-    let records = walk_shp(&shp, &shp_name).map_err(|r| Error::layer(path, role, r))?;
-    check_shx(&shx, &records, &shx_name, &shp_name).map_err(|r| Error::layer(path, role, r))?;
-    let table = dbf_header(&dbf, &dbf_name).map_err(|r| Error::layer(path, role, r))?;
+    let records = walk_shp(shp, &shp_name).map_err(|r| Error::layer(path, role, r))?;
+    check_shx(shx, &records, &shx_name, &shp_name).map_err(|r| Error::layer(path, role, r))?;
+    let table = dbf_header(dbf, &dbf_name).map_err(|r| Error::layer(path, role, r))?;
     if table.records != records.len() {
         return Err(Error::layer(
             path,
@@ -69,7 +85,7 @@ pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
         ));
     }
 
-    let mut dbf_reader = shapefile::dbase::Reader::new(std::io::Cursor::new(&dbf[..]))
+    let mut dbf_reader = shapefile::dbase::Reader::new(std::io::Cursor::new(dbf))
         .map_err(|e| Error::layer(path, role, format!("cannot read {dbf_name}: {e}")))?;
     let mut attributes = dbf_reader.iter_records();
     let mut items = Vec::with_capacity(records.len());
@@ -124,7 +140,7 @@ pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
                     continue;
                 }
             };
-        items.push(convert(shape, id, properties, &reproject));
+        items.push(convert(shape, id, properties, reproject));
     }
     Ok(Raw {
         items,

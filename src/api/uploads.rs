@@ -1,0 +1,325 @@
+//! Uploaded checks and exports. `POST /check` takes a GeoJSON, a zipped Shapefile, a KML or a
+//! GeoPackage (told by its bytes), with `?crs=EPSG:n` when the user chose a coordinate system
+//! and `?name=` naming the file (or "drawn polygon") in the report. The exports give a site's
+//! or a check's disturbance, one feature per phase, as GeoJSON or a zipped Shapefile.
+
+use super::extract::{Path, Query};
+use super::limits::{blocking, count_vertices, read_upload, secs, MAX_UPLOAD_VERTICES};
+use super::{ApiError, ApiResult, AppState, MAX_UPLOAD_BYTES, MAX_UPLOAD_FEATURES};
+use crate::export;
+use crate::load::UploadFormat;
+use crate::report::Report;
+use crate::screening::{self, Subject};
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use geo::CoordsIter;
+use std::collections::HashMap;
+
+/// What a check names its subject when the client gives no `name`.
+const DEFAULT_NAME: &str = "upload";
+
+/// The upload's name: `?name=`, else the `filename*=UTF-8''…` or `filename="…"` of a
+/// `Content-Disposition` request header (how the viewer names a file while posting to the
+/// plain `/check`), else "upload". Printable, at most 100 characters.
+fn upload_name(q: &HashMap<String, String>, headers: &HeaderMap) -> String {
+    let from_header = || {
+        let v = headers.get(header::CONTENT_DISPOSITION)?.to_str().ok()?;
+        v.split(';').map(str::trim).find_map(|part| {
+            if let Some(enc) = part.strip_prefix("filename*=UTF-8''") {
+                percent_decode(enc)
+            } else {
+                part.strip_prefix("filename=")
+                    .map(|n| n.trim_matches('"').to_string())
+            }
+        })
+    };
+    let given = q
+        .get("name")
+        .cloned()
+        .or_else(from_header)
+        .unwrap_or_default();
+    let name: String = given
+        .trim()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(100)
+        .collect();
+    if name.trim().is_empty() {
+        DEFAULT_NAME.into()
+    } else {
+        name
+    }
+}
+
+/// `%XX` escapes decoded as UTF-8; None when malformed.
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Reads, parses and checks an upload under the limits: at most `MAX_UPLOAD_BYTES` (also
+/// unpacked), `MAX_UPLOAD_FEATURES` features and `MAX_UPLOAD_VERTICES` coordinates, at most
+/// `limits.max_concurrent_checks` at once (503 with Retry-After beyond), under the work
+/// deadline. Gives the report and the subject it checked.
+async fn run_check(
+    st: &AppState,
+    q: &HashMap<String, String>,
+    headers: &HeaderMap,
+    body: Body,
+) -> ApiResult<(Report, Subject)> {
+    let body = read_upload(headers, body, &st.limits).await?;
+    let name = upload_name(q, headers);
+    let crs = q
+        .get("crs")
+        .map(|c| c.trim().to_string())
+        .filter(|c| !c.is_empty());
+    // GeoJSON's size in vertices is known before parsing; other formats are counted after.
+    let sniffed = crate::load::sniff_format(&body, &name).ok();
+    let geojson_vertices = (sniffed == Some(UploadFormat::GeoJson)).then(|| count_vertices(&body));
+    if let Some(vertices) = geojson_vertices.filter(|&v| v > MAX_UPLOAD_VERTICES) {
+        return Err(too_many_vertices(&name, vertices));
+    }
+    let permit = st
+        .checks
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| ApiError::Unavailable {
+            detail: format!(
+                "the server is computing its limit of {} checks at once; try again shortly",
+                st.limits.max_concurrent_checks
+            ),
+            retry_after_secs: Some(1),
+        })?;
+    let catalog = st.catalog.clone();
+    let deadline = st.limits.work_timeout;
+    blocking(
+        deadline,
+        move || -> ApiResult<(Report, Subject)> {
+            // Held until the work ends, even past the deadline: abandoned work still counts.
+            let _permit = permit;
+            let upload = crate::load::read_upload(&body, &name, crs.as_deref(), MAX_UPLOAD_BYTES)
+                .map_err(|e| match e {
+                crate::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
+                other => other.into(),
+            })?;
+            if let Some(p) = upload.problems.first() {
+                return Err(ApiError::Unprocessable(format!(
+                    "{}: feature {}: {}",
+                    p.path, p.feature, p.reason
+                )));
+            }
+            if upload.features.len() > MAX_UPLOAD_FEATURES {
+                return Err(ApiError::Unprocessable(format!(
+                    "{name}: {} features; at most {MAX_UPLOAD_FEATURES} are accepted in one check",
+                    upload.features.len()
+                )));
+            }
+            let vertices: usize = upload
+                .features
+                .iter()
+                .map(|f| f.geometry.coords_count())
+                .sum();
+            if vertices > MAX_UPLOAD_VERTICES {
+                return Err(too_many_vertices(&name, vertices));
+            }
+            // The core refuses what no site can be: no polygon, a polygon across the
+            // antimeridian, or a place far from the data set.
+            let report = screening::check_drawn(&catalog, &name, &upload.features, None).map_err(
+                |e| match e {
+                    crate::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
+                    other => other.into(),
+                },
+            )?;
+            let subject = Subject::ad_hoc(&name, &upload.features, None);
+            Ok((report, subject))
+        },
+        || ApiError::Unavailable {
+            detail: format!(
+                "the check did not finish within {}; the polygon may be too complex{}",
+                secs(deadline),
+                geojson_vertices
+                    .map(|v| format!(" ({v} vertices)"))
+                    .unwrap_or_default()
+            ),
+            retry_after_secs: None,
+        },
+    )
+    .await
+}
+
+fn too_many_vertices(name: &str, vertices: usize) -> ApiError {
+    ApiError::Unprocessable(format!(
+        "{name}: {vertices} vertices; at most {MAX_UPLOAD_VERTICES} coordinates are accepted in one check"
+    ))
+}
+
+/// `POST /check`: an uploaded or drawn disturbance → its report.
+#[utoipa::path(post, path = "/check", tag = "review",
+    params(("crs" = Option<String>, Query, description = "The file's coordinate system when it does not say (e.g. EPSG:2261)"),
+           ("name" = Option<String>, Query, description = "What the report calls the upload")),
+    request_body(content = String, content_type = "application/octet-stream", description = "GeoJSON (any CRS), a zipped Shapefile, KML or a GeoPackage (at most 2 MiB, also unpacked; 1,000 features; 20,000 coordinates)"),
+    responses((status = 200, description = "The review report", content_type = "application/json"),
+              (status = 413, description = "Over a size limit", content_type = "application/problem+json"),
+              (status = 422, description = "Not a usable upload, or its coordinate system must be chosen", content_type = "application/problem+json"),
+              (status = 503, description = "Busy, or the check did not finish in time", content_type = "application/problem+json")))]
+pub async fn check(
+    State(st): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Json<Report>> {
+    let (report, _) = run_check(&st, &q, &headers, body).await?;
+    Ok(Json(report))
+}
+
+/// `POST /check/export.geojson`: the same body as `/check` → its phases with the findings.
+#[utoipa::path(post, path = "/check/export.geojson", tag = "review",
+    params(("crs" = Option<String>, Query, description = "The file's coordinate system when it does not say (e.g. EPSG:2261)"),
+           ("name" = Option<String>, Query, description = "What the report calls the upload")),
+    request_body(content = String, content_type = "application/octet-stream", description = "GeoJSON (any CRS), a zipped Shapefile, KML or a GeoPackage (at most 2 MiB, also unpacked; 1,000 features; 20,000 coordinates)"),
+    responses((status = 200, description = "The checked disturbance, one feature per phase, with the findings", content_type = "application/geo+json"),
+              (status = 413, description = "Over a size limit", content_type = "application/problem+json"),
+              (status = 422, description = "Not a usable upload, or its coordinate system must be chosen", content_type = "application/problem+json"),
+              (status = 503, description = "Busy, or the check did not finish in time", content_type = "application/problem+json")))]
+pub async fn check_export_geojson(
+    State(st): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let (report, subject) = run_check(&st, &q, &headers, body).await?;
+    Ok(geojson_download(&subject, &report))
+}
+
+/// `POST /check/export.zip`: the same as a zipped Shapefile.
+#[utoipa::path(post, path = "/check/export.zip", tag = "review",
+    params(("crs" = Option<String>, Query, description = "The file's coordinate system when it does not say (e.g. EPSG:2261)"),
+           ("name" = Option<String>, Query, description = "What the report calls the upload")),
+    request_body(content = String, content_type = "application/octet-stream", description = "GeoJSON (any CRS), a zipped Shapefile, KML or a GeoPackage (at most 2 MiB, also unpacked; 1,000 features; 20,000 coordinates)"),
+    responses((status = 200, description = "The checked disturbance as a zipped Shapefile", content_type = "application/zip"),
+              (status = 413, description = "Over a size limit", content_type = "application/problem+json"),
+              (status = 422, description = "Not a usable upload, or its coordinate system must be chosen", content_type = "application/problem+json"),
+              (status = 503, description = "Busy, or the check did not finish in time", content_type = "application/problem+json")))]
+pub async fn check_export_zip(
+    State(st): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let (report, subject) = run_check(&st, &q, &headers, body).await?;
+    zip_download(&subject, &report)
+}
+
+fn site_subject(st: &AppState, id: &str) -> ApiResult<(Report, Subject)> {
+    let report = st
+        .reports
+        .get(id)
+        .cloned()
+        .ok_or_else(|| ApiError::NotFound(format!("site '{id}' not found")))?;
+    let site = st.catalog.site(id)?;
+    Ok((report, Subject::from_site(&st.catalog, site)))
+}
+
+/// `GET /sites/{id}/export.geojson`.
+#[utoipa::path(get, path = "/sites/{id}/export.geojson", tag = "review", params(("id" = String, Path, description = "A site id")),
+    responses((status = 200, description = "The site's disturbance, one feature per phase, with the findings", content_type = "application/geo+json"),
+              (status = 404, description = "No such site", content_type = "application/problem+json")))]
+pub async fn site_export_geojson(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let (report, subject) = site_subject(&st, &id)?;
+    Ok(geojson_download(&subject, &report))
+}
+
+/// `GET /sites/{id}/export.zip`.
+#[utoipa::path(get, path = "/sites/{id}/export.zip", tag = "review", params(("id" = String, Path, description = "A site id")),
+    responses((status = 200, description = "The site's disturbance as a zipped Shapefile", content_type = "application/zip"),
+              (status = 404, description = "No such site", content_type = "application/problem+json")))]
+pub async fn site_export_zip(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let (report, subject) = site_subject(&st, &id)?;
+    zip_download(&subject, &report)
+}
+
+fn attachment(file: &str) -> HeaderValue {
+    HeaderValue::from_str(&format!("attachment; filename=\"{file}\""))
+        .unwrap_or_else(|_| HeaderValue::from_static("attachment"))
+}
+
+fn geojson_download(subject: &Subject, report: &Report) -> Response {
+    let fc = export::to_geojson(&export::phase_features(subject, report));
+    let file = format!("{}.geojson", export::file_stem(&report.site.id));
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/geo+json"),
+            ),
+            (header::CONTENT_DISPOSITION, attachment(&file)),
+        ],
+        fc.to_string(),
+    )
+        .into_response()
+}
+
+fn zip_download(subject: &Subject, report: &Report) -> ApiResult<Response> {
+    let stem = export::file_stem(&report.site.id);
+    let bytes = export::to_zipped_shapefile(&stem, &export::phase_features(subject, report))
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/zip"),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                attachment(&format!("{stem}.zip")),
+            ),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_name_comes_from_the_query_or_content_disposition() {
+        let mut h = HeaderMap::new();
+        let q = HashMap::new();
+        assert_eq!(upload_name(&q, &h), "upload");
+        h.insert(
+            header::CONTENT_DISPOSITION,
+            HeaderValue::from_static("attachment; filename*=UTF-8''plan%20%C3%A9.zip"),
+        );
+        assert_eq!(upload_name(&q, &h), "plan é.zip");
+        h.insert(
+            header::CONTENT_DISPOSITION,
+            HeaderValue::from_static("attachment; filename=\"site.kml\""),
+        );
+        assert_eq!(upload_name(&q, &h), "site.kml");
+        let q = HashMap::from([("name".to_string(), "drawn polygon".to_string())]);
+        assert_eq!(upload_name(&q, &h), "drawn polygon");
+    }
+}

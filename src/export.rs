@@ -1,0 +1,185 @@
+//! Exports of a site or a check: its disturbance polygons, one feature per phase, with the
+//! site id, phase, dates, acres and the conditions, as GeoJSON (RFC 7946) or as a zipped
+//! Shapefile (.shp, .shx, .dbf, .prj, .cpg in WGS84) that CAD and GIS tools open.
+
+use crate::area;
+use crate::error::{Error, Result};
+use crate::report::Report;
+use crate::subject::Subject;
+use geo_types::MultiPolygon;
+use serde_json::{json, Map, Value};
+use shapefile::dbase::{self, FieldValue};
+use std::io::{Cursor, Write};
+
+/// The `.prj` of the exported shapefile: WGS84 lon/lat, in the ESRI WKT GIS tools expect.
+pub const WGS84_PRJ: &str = r#"GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]"#;
+
+/// The attribute columns, in order; names fit a .dbf (at most 10 characters).
+pub const COLUMNS: [&str; 14] = [
+    "site_id",
+    "phase",
+    "start",
+    "end",
+    "acres",
+    "total_ac",
+    "peak_ac",
+    "lda",
+    "cond_a",
+    "cond_b",
+    "cond_c",
+    "five_acre",
+    "in_town",
+    "receiving",
+];
+
+/// One phase of the disturbance with its attributes (keyed by `COLUMNS`).
+pub struct PhaseFeature {
+    pub geometry: MultiPolygon<f64>,
+    pub properties: Map<String, Value>,
+}
+
+/// "true", "false" or "undetermined": the report's three values, as text a .dbf can hold.
+fn three_valued(v: Option<bool>) -> &'static str {
+    match v {
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "undetermined",
+    }
+}
+
+fn acres(a: f64) -> Value {
+    json!((a * 10_000.0).round() / 10_000.0)
+}
+
+/// The subject's phases, each with the report's facts. A phase's polygons are unioned, so
+/// its acres are the area that phase disturbs.
+pub fn phase_features(subject: &Subject, report: &Report) -> Vec<PhaseFeature> {
+    let c = &report.conditions;
+    let d = &report.disturbance;
+    subject
+        .phases
+        .iter()
+        .filter(|p| !p.polygons.is_empty())
+        .map(|p| {
+            let geometry = area::union(&p.polygons);
+            let values = [
+                json!(report.site.id),
+                json!(p.name),
+                json!(p.start.map(|d| d.to_string())),
+                json!(p.end.map(|d| d.to_string())),
+                acres(area::area_acres(&geometry)),
+                acres(d.total_acres),
+                acres(d.peak_acres),
+                json!(three_valued(c.land_development_activity)),
+                json!(three_valued(c.a)),
+                json!(three_valued(c.b)),
+                json!(three_valued(c.c)),
+                json!(three_valued(c.five_acre_limit_exceeded)),
+                json!(three_valued(c.in_jurisdiction)),
+                json!(report.receiving_water_names.join("; ")),
+            ];
+            PhaseFeature {
+                geometry,
+                properties: COLUMNS.iter().map(|k| k.to_string()).zip(values).collect(),
+            }
+        })
+        .collect()
+}
+
+/// A GeoJSON FeatureCollection of the phases.
+pub fn to_geojson(features: &[PhaseFeature]) -> Value {
+    let features: Vec<Value> = features
+        .iter()
+        .map(|f| {
+            let geometry = geojson::Geometry::from(&f.geometry);
+            json!({"type": "Feature", "properties": f.properties, "geometry": geometry})
+        })
+        .collect();
+    json!({"type": "FeatureCollection", "features": features})
+}
+
+/// A zip of `<stem>.shp`, `.shx`, `.dbf`, `.prj` and `.cpg` holding the phases.
+pub fn to_zipped_shapefile(stem: &str, features: &[PhaseFeature]) -> Result<Vec<u8>> {
+    let fail = |what: &str, e: &dyn std::fmt::Display| {
+        Error::format(
+            format!("{stem}.zip"),
+            format!("cannot write the {what}: {e}"),
+        )
+    };
+    let (mut shp, mut shx, mut dbf) = (
+        Cursor::new(Vec::new()),
+        Cursor::new(Vec::new()),
+        Cursor::new(Vec::new()),
+    );
+    {
+        let mut table = dbase::TableWriterBuilder::new().set_encoding(dbase::UnicodeLossy);
+        for k in COLUMNS {
+            let name =
+                dbase::FieldName::try_from(k).map_err(|e| fail("table", &format!("{e:?}")))?;
+            table = match k {
+                "acres" | "total_ac" | "peak_ac" => table.add_numeric_field(name, 16, 4),
+                "receiving" => table.add_character_field(name, 254),
+                _ => table.add_character_field(name, 40),
+            };
+        }
+        let mut writer = shapefile::Writer::new(
+            shapefile::ShapeWriter::with_shx(&mut shp, &mut shx),
+            table.build_with_dest(&mut dbf),
+        );
+        for f in features {
+            let shape = shapefile::Polygon::from(f.geometry.clone());
+            let mut record = dbase::Record::default();
+            for k in COLUMNS {
+                let v = &f.properties[k];
+                let value = match k {
+                    "acres" | "total_ac" | "peak_ac" => FieldValue::Numeric(v.as_f64()),
+                    _ => FieldValue::Character(v.as_str().map(|s| s.chars().take(254).collect())),
+                };
+                record.insert(k.to_string(), value);
+            }
+            writer
+                .write_shape_and_record(&shape, &record)
+                .map_err(|e| fail("shapefile", &e))?;
+        }
+        // Dropping the writer finalises the headers (sizes, bounding box, record count).
+    }
+    let mut out = Cursor::new(Vec::new());
+    let mut zip = ::zip::ZipWriter::new(&mut out);
+    let options = ::zip::write::SimpleFileOptions::default()
+        .compression_method(::zip::CompressionMethod::Deflated);
+    let parts: [(&str, &[u8]); 5] = [
+        ("shp", shp.get_ref()),
+        ("shx", shx.get_ref()),
+        ("dbf", dbf.get_ref()),
+        ("prj", WGS84_PRJ.as_bytes()),
+        ("cpg", b"UTF-8"),
+    ];
+    for (ext, bytes) in parts {
+        zip.start_file(format!("{stem}.{ext}"), options)
+            .map_err(|e| fail("zip", &e))?;
+        zip.write_all(bytes).map_err(|e| fail("zip", &e))?;
+    }
+    zip.finish().map_err(|e| fail("zip", &e))?;
+    Ok(out.into_inner())
+}
+
+/// A file stem from a site id or a file name: letters, digits, `-` and `_`, at most 60.
+pub fn file_stem(id: &str) -> String {
+    let stem: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    let stem = stem.trim_matches('_').to_string();
+    if stem.is_empty() {
+        "disturbance".into()
+    } else {
+        stem
+    }
+}

@@ -1,0 +1,268 @@
+//! GeoPackage uploads (what QGIS saves by default): the features of its feature tables, each
+//! geometry a GeoPackage blob (a small header, then WKB), in the CRS its
+//! `gpkg_spatial_ref_sys` names. SQLite reads files, so the upload is written to a temporary
+//! file that is deleted when the read ends; the database is opened read-only and only its
+//! declared feature tables are read.
+
+use super::upload::{checked_wkt, refuse_projected};
+use super::Reprojector;
+use super::{check_geometry, sort_upload, upload_config, Feature, LoadProblem, Raw, Refused};
+use crate::error::{Error, Result};
+use geozero::ToGeo;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+use serde_json::{Map, Value};
+use std::io::Write;
+use std::path::Path;
+
+/// Most rows read from one upload: more than any check accepts, so a larger table is
+/// refused by the feature limit without reading it all.
+const MAX_ROWS: usize = 100_000;
+
+/// A feature table: its name, geometry column and SRS.
+struct Table {
+    name: String,
+    column: String,
+    srs_id: i64,
+}
+
+pub(super) fn read(
+    bytes: &[u8],
+    name: &str,
+    crs: Option<&str>,
+) -> Result<(Vec<Feature>, Vec<LoadProblem>)> {
+    let sql_err =
+        |e: rusqlite::Error| Error::format(name, format!("not a readable GeoPackage: {e}"));
+    let mut tmp = tempfile::Builder::new()
+        .prefix("outfall-upload-")
+        .suffix(".gpkg")
+        .tempfile()
+        .map_err(|e| Error::io(name, e))?;
+    tmp.write_all(bytes).map_err(|e| Error::io(name, e))?;
+    tmp.flush().map_err(|e| Error::io(name, e))?;
+    let conn = Connection::open_with_flags(
+        tmp.path(),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sql_err)?;
+    // A hostile file's views and triggers run no functions of ours.
+    conn.execute_batch("PRAGMA trusted_schema = OFF;")
+        .map_err(sql_err)?;
+    let tables = feature_tables(&conn).map_err(sql_err)?;
+    let table = match tables.as_slice() {
+        [] => {
+            return Err(Error::format(
+                name,
+                "the GeoPackage has no feature table (gpkg_contents lists none with data_type 'features')",
+            ))
+        }
+        [one] => one,
+        many => {
+            let names: Vec<&str> = many.iter().map(|t| t.name.as_str()).collect();
+            return Err(Error::format(
+                name,
+                format!(
+                    "the GeoPackage has {} feature tables ({}); save the disturbed area alone in a GeoPackage",
+                    many.len(),
+                    names.join(", ")
+                ),
+            ));
+        }
+    };
+    let label = format!("{name}/{}", table.name);
+    let crs_text = match crs {
+        Some(c) => c.to_string(),
+        None => srs_definition(&conn, table.srs_id, &label)?,
+    };
+    let cfg = upload_config(&label, crs);
+    let reproject = Reprojector::new(Path::new(&label), &crs_text)?;
+    let (items, columns) = rows(&conn, table, &reproject).map_err(sql_err)?;
+    let raw = Raw {
+        items,
+        crs: reproject.crs.clone(),
+        area_of_use: reproject.area_of_use,
+        columns,
+    };
+    let lonlat = raw.crs == "EPSG:4326";
+    let (features, problems) = sort_upload(raw, &cfg, &label)?;
+    if lonlat {
+        refuse_projected(&label, &problems)?;
+    }
+    drop(conn);
+    tmp.close().map_err(|e| Error::io(name, e))?;
+    Ok((features, problems))
+}
+
+fn feature_tables(conn: &Connection) -> rusqlite::Result<Vec<Table>> {
+    let mut stmt = conn.prepare(
+        "SELECT c.table_name, g.column_name, COALESCE(g.srs_id, c.srs_id, 0)
+         FROM gpkg_contents c JOIN gpkg_geometry_columns g ON g.table_name = c.table_name
+         JOIN sqlite_master m ON m.name = c.table_name AND m.type = 'table'
+         WHERE c.data_type = 'features' ORDER BY c.table_name",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Table {
+            name: r.get(0)?,
+            column: r.get(1)?,
+            srs_id: r.get(2)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// "EPSG:n" when the SRS is an EPSG code, else its WKT (checked); an undefined SRS (0, -1)
+/// asks the user to choose.
+fn srs_definition(conn: &Connection, srs_id: i64, label: &str) -> Result<String> {
+    let choose = || Error::MissingCrs {
+        path: label.into(),
+        reason: format!(
+            "its coordinate system (srs_id {srs_id}) is undefined: choose its coordinate system"
+        ),
+    };
+    if srs_id <= 0 {
+        return Err(choose());
+    }
+    let found: Option<(Option<String>, Option<i64>, Option<String>)> = conn
+        .query_row(
+            "SELECT organization, organization_coordsys_id, definition FROM gpkg_spatial_ref_sys WHERE srs_id = ?1",
+            [srs_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .ok();
+    match found {
+        Some((Some(org), Some(code), _)) if org.eq_ignore_ascii_case("epsg") && code > 0 => {
+            Ok(format!("EPSG:{code}"))
+        }
+        Some((_, _, Some(wkt))) if !wkt.trim().is_empty() && wkt.trim() != "undefined" => {
+            checked_wkt(label, &wkt)
+        }
+        _ => Err(choose()),
+    }
+}
+
+type Rows = (Vec<std::result::Result<Feature, Refused>>, Vec<String>);
+
+fn rows(conn: &Connection, table: &Table, reproject: &Reprojector) -> rusqlite::Result<Rows> {
+    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let sql = format!(
+        "SELECT * FROM {} LIMIT {}",
+        quote(&table.name),
+        MAX_ROWS + 1
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let geom_at = names
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(&table.column));
+    let columns: Vec<String> = names
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| Some(*i) != geom_at)
+        .map(|(_, n)| n.clone())
+        .collect();
+    let mut rows = stmt.query([])?;
+    let mut items = Vec::new();
+    let mut index = 0;
+    while let Some(row) = rows.next()? {
+        let mut properties = Map::new();
+        let mut blob = None;
+        for (i, n) in names.iter().enumerate() {
+            let v = row.get_ref(i)?;
+            if Some(i) == geom_at {
+                if let ValueRef::Blob(b) = v {
+                    blob = Some(b.to_vec());
+                }
+                continue;
+            }
+            properties.insert(n.clone(), json_value(v));
+        }
+        let id = super::feature_id(
+            &properties,
+            Some("id"),
+            properties.get("fid").and_then(super::value_text),
+            index,
+        );
+        items.push(convert(blob.as_deref(), id, properties, reproject));
+        index += 1;
+    }
+    Ok((items, columns))
+}
+
+fn json_value(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null | ValueRef::Blob(_) => Value::Null,
+        ValueRef::Integer(i) => Value::from(i),
+        ValueRef::Real(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+        ValueRef::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
+    }
+}
+
+fn convert(
+    blob: Option<&[u8]>,
+    id: String,
+    properties: Map<String, Value>,
+    reproject: &Reprojector,
+) -> std::result::Result<Feature, Refused> {
+    let refuse = |reason: String| Refused {
+        feature: id.clone(),
+        reason,
+        properties: Some(properties.clone()),
+    };
+    let Some(blob) = blob else {
+        return Err(refuse("no geometry (null)".into()));
+    };
+    let wkb = wkb_of(blob).map_err(refuse)?;
+    let mut geom = geozero::wkb::Wkb(wkb.to_vec())
+        .to_geo()
+        .map_err(|e| refuse(format!("unreadable geometry: {e}")))?;
+    reproject.apply(&mut geom).map_err(refuse)?;
+    match check_geometry(geom) {
+        Ok(geometry) => Ok(Feature {
+            id,
+            geometry,
+            properties,
+        }),
+        Err(r) => Err(refuse(r)),
+    }
+}
+
+/// The WKB inside a GeoPackage geometry blob: "GP", a version, a flags byte (envelope kind in
+/// bits 1–3, empty geometry in bit 4), the srs_id, the envelope, then WKB.
+fn wkb_of(blob: &[u8]) -> std::result::Result<&[u8], String> {
+    if blob.len() < 8 || &blob[..2] != b"GP" {
+        return Err("the geometry is not a GeoPackage geometry blob".into());
+    }
+    let flags = blob[3];
+    if flags & 0b1_0000 != 0 {
+        return Err("empty geometry".into());
+    }
+    let envelope = match (flags >> 1) & 0b111 {
+        0 => 0,
+        1 => 32,
+        2 | 3 => 48,
+        4 => 64,
+        k => {
+            return Err(format!(
+                "the geometry header has an unknown envelope kind {k}"
+            ))
+        }
+    };
+    blob.get(8 + envelope..)
+        .filter(|w| !w.is_empty())
+        .ok_or_else(|| "the geometry blob ends inside its header".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blob_header_is_skipped_by_envelope_kind() {
+        let mut blob = b"GP\x00\x02\x00\x00\x00\x00".to_vec(); // envelope kind 1: 32 bytes
+        blob.extend([0u8; 32]);
+        blob.extend([1, 1, 0, 0, 0]);
+        assert_eq!(wkb_of(&blob).unwrap(), &[1, 1, 0, 0, 0]);
+        assert!(wkb_of(b"GP\x00\x10\x00\x00\x00\x00").is_err());
+        assert!(wkb_of(b"XX\x00\x00\x00\x00\x00\x00\x01").is_err());
+    }
+}

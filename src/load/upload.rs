@@ -1,0 +1,177 @@
+//! An uploaded file in the formats engineers export: GeoJSON (RFC 7946, a legacy `crs`
+//! member, or a CRS the user chose), a zipped Shapefile, KML and GeoPackage. The format is
+//! told by the bytes themselves, never by a name or a media type a browser guessed. Every
+//! format ends in the same checked WGS84 features as a data set's layers.
+
+use super::{archive, geojson, gpkg, kml, sort_upload, upload_config, Feature, LoadProblem};
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// Most members an uploaded zip may hold (a shapefile is 3–8 files).
+pub const MAX_ZIP_MEMBERS: usize = 32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UploadFormat {
+    GeoJson,
+    ZippedShapefile,
+    Kml,
+    GeoPackage,
+}
+
+impl UploadFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UploadFormat::GeoJson => "GeoJSON",
+            UploadFormat::ZippedShapefile => "zipped Shapefile",
+            UploadFormat::Kml => "KML",
+            UploadFormat::GeoPackage => "GeoPackage",
+        }
+    }
+}
+
+/// What an upload held: its checked features and the features it refused.
+#[derive(Debug)]
+pub struct Upload {
+    pub format: UploadFormat,
+    pub features: Vec<Feature>,
+    pub problems: Vec<LoadProblem>,
+}
+
+const SHP_MAGIC: [u8; 4] = [0x00, 0x00, 0x27, 0x0a];
+
+/// The format of an upload from its first bytes: a zip (`PK\x03\x04`), an SQLite database
+/// (`SQLite format 3\0`), XML with a `<kml` element, or JSON. `name` only words the error.
+pub fn sniff_format(bytes: &[u8], name: &str) -> Result<UploadFormat> {
+    if bytes.starts_with(b"PK\x03\x04") {
+        return Ok(UploadFormat::ZippedShapefile);
+    }
+    if bytes.starts_with(b"SQLite format 3\0") {
+        return Ok(UploadFormat::GeoPackage);
+    }
+    if bytes.starts_with(&SHP_MAGIC) {
+        return Err(Error::format(
+            name,
+            "this is a bare .shp: a shapefile needs its .shx, .dbf and .prj beside it; zip them together and upload the .zip",
+        ));
+    }
+    let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let start = text.iter().position(|b| !b.is_ascii_whitespace());
+    match start.map(|i| text[i]) {
+        Some(b'{') => Ok(UploadFormat::GeoJson),
+        Some(b'<') => {
+            let head = &text[..text.len().min(4096)];
+            let head = String::from_utf8_lossy(head).to_ascii_lowercase();
+            if head.contains("<kml") {
+                Ok(UploadFormat::Kml)
+            } else {
+                Err(Error::format(
+                    name,
+                    "this XML file is not KML (no <kml> element); upload GeoJSON, KML, a GeoPackage or a zipped Shapefile",
+                ))
+            }
+        }
+        _ => Err(Error::format(
+            name,
+            "not a file this service reads; upload GeoJSON (.geojson), KML (.kml), a GeoPackage (.gpkg) or a zipped Shapefile (.zip with .shp, .shx, .dbf, .prj)",
+        )),
+    }
+}
+
+/// Reads an upload named `name` (its file name, or "drawn polygon"). `crs` is the user's
+/// choice ("EPSG:2261"); it overrides a `.prj`, a GeoPackage's SRS, a legacy `crs` member and
+/// the RFC 7946 default. `max_bytes` bounds what a zip may unpack to.
+pub fn read_upload(
+    bytes: &[u8],
+    name: &str,
+    crs: Option<&str>,
+    max_bytes: usize,
+) -> Result<Upload> {
+    if let Some(c) = crs {
+        if !geojson::is_safe_crs_name(c) {
+            return Err(Error::Input(format!(
+                "the coordinate system '{}' is not accepted; choose it as EPSG:n (for example EPSG:2261, NY State Plane Central, US feet)",
+                c.chars().take(80).collect::<String>()
+            )));
+        }
+    }
+    let format = sniff_format(bytes, name)?;
+    let (features, problems) = match format {
+        UploadFormat::GeoJson => read_geojson(bytes, name, crs)?,
+        UploadFormat::ZippedShapefile => archive::read(bytes, name, crs, max_bytes)?,
+        UploadFormat::Kml => kml::read(bytes, name)?,
+        UploadFormat::GeoPackage => gpkg::read(bytes, name, crs)?,
+    };
+    Ok(Upload {
+        format,
+        features,
+        problems,
+    })
+}
+
+fn read_geojson(
+    bytes: &[u8],
+    name: &str,
+    crs: Option<&str>,
+) -> Result<(Vec<Feature>, Vec<LoadProblem>)> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| Error::format(name, "the file is not UTF-8 text"))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let cfg = upload_config(name, crs);
+    let raw = geojson::parse(text, Path::new(name), &cfg, true)?;
+    let lonlat = raw.crs == "EPSG:4326";
+    let (features, problems) = sort_upload(raw, &cfg, name)?;
+    if lonlat {
+        refuse_projected(name, &problems)?;
+    }
+    Ok((features, problems))
+}
+
+/// Coordinates read as lon/lat that are not: the file is in a projected CRS (State Plane
+/// feet, UTM metres) that it does not name. Answering with "choose the coordinate system"
+/// beats a report of a polygon somewhere else on Earth.
+pub(super) fn refuse_projected(name: &str, problems: &[LoadProblem]) -> Result<()> {
+    let Some(p) = problems
+        .iter()
+        .find(|p| p.reason.contains("not longitude/latitude"))
+    else {
+        return Ok(());
+    };
+    let example = p
+        .reason
+        .split_once('(')
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(c, _)| format!(" (feature {}: {c})", p.feature))
+        .unwrap_or_default();
+    Err(Error::MissingCrs {
+        path: name.into(),
+        reason: format!(
+            "the coordinates look projected{example}, not longitude/latitude: choose the coordinate system (for example EPSG:2261, NY State Plane Central, US feet)"
+        ),
+    })
+}
+
+/// A CRS read from a file (a `.prj`, a GeoPackage's definition): WKT only, without PROJ
+/// extensions that could name files on the server.
+pub(super) fn checked_wkt(name: &str, wkt: &str) -> Result<String> {
+    let w = wkt.trim();
+    let upper = w.to_ascii_uppercase();
+    let known = [
+        "PROJCS[",
+        "GEOGCS[",
+        "PROJCRS[",
+        "GEOGCRS[",
+        "GEODCRS[",
+        "COMPD_CS[",
+        "COMPOUNDCRS[",
+    ];
+    if !known.iter().any(|k| upper.starts_with(k))
+        || upper.contains("EXTENSION[")
+        || w.contains('+')
+    {
+        return Err(Error::MissingCrs {
+            path: name.into(),
+            reason: "its coordinate system is not WKT this service accepts: choose the coordinate system".into(),
+        });
+    }
+    Ok(w.to_string())
+}

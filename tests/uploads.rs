@@ -1,0 +1,505 @@
+//! Uploads in the formats engineers export (GeoJSON in any CRS, zipped Shapefile, KML,
+//! GeoPackage) and the exports of a site or a check, through the HTTP app. The fixtures in
+//! tests/fixtures/uploads/ are the demo's site S01 written by GDAL's ogr2ogr: in NY State Plane
+//! Central feet (EPSG:2261), UTM 18N (EPSG:26918) and lon/lat.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use http_body_util::BodyExt;
+use outfall::api::{app, AppState};
+use outfall::Catalog;
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use tower::ServiceExt;
+
+/// S01 (Route 31 retail pad) in data/clay/README.md: 3.864 acres, first receiving water Mud Creek.
+const S01_ACRES: f64 = 3.864;
+
+fn state() -> AppState {
+    static STATE: OnceLock<AppState> = OnceLock::new();
+    STATE
+        .get_or_init(|| {
+            let cat = Catalog::open(&common::demo_dir()).expect("demo loads");
+            AppState::new(
+                Arc::new(cat),
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web"),
+            )
+        })
+        .clone()
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/uploads")
+        .join(name);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+struct Resp {
+    status: StatusCode,
+    headers: axum::http::HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Resp {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+    fn detail(&self) -> String {
+        self.json()["detail"].as_str().unwrap_or("").to_string()
+    }
+}
+
+async fn send(req: Request<Body>) -> Resp {
+    let res = app(state()).oneshot(req).await.expect("response");
+    let status = res.status();
+    let headers = res.headers().clone();
+    let body = res
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes()
+        .to_vec();
+    Resp {
+        status,
+        headers,
+        body,
+    }
+}
+
+async fn post(uri: &str, content_type: &str, body: Vec<u8>) -> Resp {
+    send(
+        Request::post(uri)
+            .header(header::CONTENT_TYPE, content_type)
+            .body(Body::from(body))
+            .unwrap(),
+    )
+    .await
+}
+
+async fn get(uri: &str) -> Resp {
+    send(Request::get(uri).body(Body::empty()).unwrap()).await
+}
+
+fn acres(r: &Resp) -> f64 {
+    r.json()["disturbance"]["total_acres"]
+        .as_f64()
+        .expect("total_acres")
+}
+
+/// A zip's members: (name, bytes).
+type Members<'a> = Vec<(&'a str, Vec<u8>)>;
+
+/// A zip of (member name, bytes).
+fn zip_of(members: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut z = zip::ZipWriter::new(&mut out);
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, bytes) in members {
+        z.start_file(*name, opts).unwrap();
+        z.write_all(bytes).unwrap();
+    }
+    z.finish().unwrap();
+    out.into_inner()
+}
+
+/// The members of a zip.
+fn unzip(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut z = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("a zip");
+    (0..z.len())
+        .map(|i| {
+            let mut f = z.by_index(i).unwrap();
+            let mut b = Vec::new();
+            f.read_to_end(&mut b).unwrap();
+            (f.name().to_string(), b)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn every_format_in_its_own_crs_gives_the_same_report_as_the_site() {
+    let site = get("/sites/S01/report").await.json();
+    let site_acres = site["disturbance"]["total_acres"].as_f64().unwrap();
+    assert!((site_acres - S01_ACRES).abs() < 0.001);
+    for (file, ct) in [
+        ("s01_stateplane.geojson", "application/geo+json"),
+        ("s01_plan.zip", "application/zip"),
+        ("s01.kml", "application/vnd.google-earth.kml+xml"),
+        ("s01_utm.gpkg", "application/octet-stream"),
+    ] {
+        let r = post(&format!("/check?name={file}"), ct, fixture(file)).await;
+        assert_eq!(
+            r.status,
+            StatusCode::OK,
+            "{file}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
+        let rep = r.json();
+        assert_eq!(rep["site"]["id"], file, "the report names the file");
+        assert!(
+            (acres(&r) - site_acres).abs() < 0.005,
+            "{file}: {} acres, the site has {site_acres}",
+            acres(&r)
+        );
+        assert_eq!(
+            rep["receiving_water_names"], site["receiving_water_names"],
+            "{file}"
+        );
+        assert_eq!(rep["conditions"]["C"], site["conditions"]["C"], "{file}");
+    }
+}
+
+#[tokio::test]
+async fn projected_coordinates_without_a_crs_ask_for_one_and_the_choice_is_used() {
+    let mut doc: Value = serde_json::from_slice(&fixture("s01_stateplane.geojson")).unwrap();
+    doc.as_object_mut().unwrap().remove("crs");
+    let body = serde_json::to_vec(&doc).unwrap();
+    let r = post("/check", "application/geo+json", body.clone()).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(r.json()["crs_required"], true);
+    let d = r.detail();
+    assert!(
+        d.contains("look projected") && d.contains("choose the coordinate system"),
+        "{d}"
+    );
+    let r = post("/check?crs=EPSG:2261", "application/geo+json", body.clone()).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.detail());
+    assert!((acres(&r) - S01_ACRES).abs() < 0.01);
+    // A wrong choice puts the site far from the data set: refused, not silently checked.
+    let r = post(
+        "/check?crs=EPSG:32618",
+        "application/geo+json",
+        body.clone(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.detail());
+    // Only authority codes: a PROJ string could make PROJ open files.
+    let r = post(
+        "/check?crs=%2Binit%3D%2Fetc%2Fpasswd",
+        "application/geo+json",
+        body,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.detail().contains("EPSG:n"), "{}", r.detail());
+}
+
+#[tokio::test]
+async fn a_zipped_shapefile_without_prj_asks_for_its_coordinate_system() {
+    let members: Vec<(String, Vec<u8>)> = unzip(&fixture("s01_plan.zip"))
+        .into_iter()
+        .filter(|(n, _)| !n.ends_with(".prj"))
+        .collect();
+    let refs: Vec<(&str, Vec<u8>)> = members
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.clone()))
+        .collect();
+    let body = zip_of(&refs);
+    let r = post("/check?name=plan.zip", "application/zip", body.clone()).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(r.json()["crs_required"], true);
+    assert_eq!(
+        r.detail(),
+        "plan.zip/s01_plan.shp: no coordinate reference system: this file has no .prj: choose its coordinate system"
+    );
+    let r = post(
+        "/check?name=plan.zip&crs=EPSG:2261",
+        "application/zip",
+        body,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.detail());
+    assert!((acres(&r) - S01_ACRES).abs() < 0.01);
+}
+
+#[tokio::test]
+async fn hostile_or_broken_zips_are_refused_by_name() {
+    let parts = unzip(&fixture("s01_plan.zip"));
+    let part = |ext: &str| {
+        parts
+            .iter()
+            .find(|(n, _)| n.ends_with(ext))
+            .unwrap()
+            .1
+            .clone()
+    };
+    let cases: Vec<(Members, &str)> = vec![
+        (vec![("../../etc/evil.shp", part(".shp"))], "leaves the zip"),
+        (
+            // 3 MiB of zeros compress to a few KiB: the unpacked size is what counts.
+            vec![
+                ("s.shp", part(".shp")),
+                ("pad.txt", vec![0u8; 3 * 1024 * 1024]),
+            ],
+            "unpacks to more than the 2 MiB upload limit",
+        ),
+        (
+            (0..40).map(|_| ("x.txt", vec![1u8])).collect(),
+            "at most 32 are accepted",
+        ),
+        (
+            vec![("a.shp", part(".shp")), ("b.shp", part(".shp"))],
+            "holds 2 shapefiles (a.shp, b.shp)",
+        ),
+        (
+            vec![
+                ("s.shp", part(".shp")),
+                ("s.shx", part(".shx")),
+                ("s.prj", part(".prj")),
+            ],
+            "no s.dbf",
+        ),
+        (
+            vec![("readme.txt", b"hello".to_vec())],
+            "the zip holds no .shp (it holds: readme.txt)",
+        ),
+    ];
+    for (members, want) in cases {
+        let body = if members.len() == 40 {
+            // ZipWriter refuses duplicate names; 40 distinct ones.
+            let names: Vec<String> = (0..40).map(|i| format!("f{i}.txt")).collect();
+            zip_of(
+                &names
+                    .iter()
+                    .map(|n| (n.as_str(), vec![1u8]))
+                    .collect::<Vec<_>>(),
+            )
+        } else {
+            zip_of(&members)
+        };
+        let r = post("/check?name=plan.zip", "application/zip", body).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{want}");
+        assert!(
+            r.detail().contains(want),
+            "wanted '{want}' in: {}",
+            r.detail()
+        );
+        assert!(
+            r.detail().starts_with("plan.zip"),
+            "names the upload: {}",
+            r.detail()
+        );
+    }
+    // A bare .shp, without its sidecars.
+    let r = post(
+        "/check?name=s.shp",
+        "application/octet-stream",
+        part(".shp"),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.detail().contains("zip them together"), "{}", r.detail());
+    // KML without a Placemark, and bytes that are no format.
+    let r = post(
+        "/check?name=x.kml",
+        "application/vnd.google-earth.kml+xml",
+        b"<kml><Document>".to_vec(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.detail().starts_with("x.kml: the KML has no Placemark"),
+        "{}",
+        r.detail()
+    );
+    let r = post(
+        "/check?name=x.bin",
+        "application/octet-stream",
+        vec![7u8; 64],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.detail().contains("zipped Shapefile"), "{}", r.detail());
+}
+
+#[tokio::test]
+async fn a_site_exports_as_a_zipped_shapefile_that_reads_back_and_rechecks_the_same() {
+    let site = get("/sites/S03/report").await.json();
+    let r = get("/sites/S03/export.zip").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.headers[header::CONTENT_TYPE], "application/zip");
+    assert!(r.headers[header::CONTENT_DISPOSITION]
+        .to_str()
+        .unwrap()
+        .contains("S03.zip"));
+    let members = unzip(&r.body);
+    let names: Vec<&str> = members.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["S03.shp", "S03.shx", "S03.dbf", "S03.prj", "S03.cpg"]
+    );
+
+    // Read it back with the shapefile crate.
+    let dir = tempfile::tempdir().unwrap();
+    for (n, b) in &members {
+        std::fs::write(dir.path().join(n), b).unwrap();
+    }
+    let mut reader = shapefile::Reader::from_path(dir.path().join("S03.shp")).unwrap();
+    let rows: Vec<(shapefile::Shape, shapefile::dbase::Record)> = reader
+        .iter_shapes_and_records()
+        .map(|r| r.unwrap())
+        .collect();
+    let phases = site["disturbance"]["phases"].as_array().unwrap();
+    assert_eq!(rows.len(), phases.len(), "one feature per phase");
+    for (shape, record) in &rows {
+        let text = |k: &str| match record.get(k) {
+            Some(shapefile::dbase::FieldValue::Character(Some(s))) => s.clone(),
+            other => panic!("{k}: {other:?}"),
+        };
+        let num = |k: &str| match record.get(k) {
+            Some(shapefile::dbase::FieldValue::Numeric(Some(n))) => *n,
+            other => panic!("{k}: {other:?}"),
+        };
+        assert_eq!(text("site_id"), "S03");
+        assert_eq!(text("cond_b"), "true", "S03 is Condition B");
+        assert_eq!(text("five_acre"), "false", "S03's peak is 4.81 ac");
+        let phase = phases
+            .iter()
+            .find(|p| p["phase"] == text("phase"))
+            .expect("a phase of the report");
+        assert!((num("acres") - phase["acres"].as_f64().unwrap()).abs() < 0.001);
+        assert_eq!(text("start"), phase["start"].as_str().unwrap());
+        assert!(
+            (num("total_ac") - site["disturbance"]["total_acres"].as_f64().unwrap()).abs() < 0.001
+        );
+        let shapefile::Shape::Polygon(p) = shape else {
+            panic!("polygon shapes")
+        };
+        let mp: geo_types::MultiPolygon<f64> = p.clone().try_into().unwrap();
+        assert!((outfall::area::area_acres(&mp) - num("acres")).abs() < 0.001);
+    }
+    assert!(String::from_utf8_lossy(&members[3].1).contains("WGS_1984"));
+
+    // The export is itself an upload: checked again, it gives the site's acreage and peak.
+    let again = post("/check?name=S03.zip", "application/zip", r.body.clone()).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.detail());
+    let rep = again.json();
+    for k in ["total_acres", "peak_acres"] {
+        let (a, b) = (
+            rep["disturbance"][k].as_f64().unwrap(),
+            site["disturbance"][k].as_f64().unwrap(),
+        );
+        assert!((a - b).abs() < 0.001, "{k}: {a} vs {b}");
+    }
+    assert_eq!(rep["conditions"]["B"], true);
+}
+
+#[tokio::test]
+async fn a_check_exports_its_disturbance_in_wgs84() {
+    let r = post(
+        "/check/export.geojson?name=plan.geojson",
+        "application/geo+json",
+        fixture("s01_stateplane.geojson"),
+    )
+    .await;
+    assert_eq!(
+        r.status,
+        StatusCode::OK,
+        "{}",
+        String::from_utf8_lossy(&r.body)
+    );
+    assert_eq!(r.headers[header::CONTENT_TYPE], "application/geo+json");
+    let fc = r.json();
+    let f = &fc["features"][0];
+    assert_eq!(f["properties"]["site_id"], "plan.geojson");
+    assert!((f["properties"]["acres"].as_f64().unwrap() - S01_ACRES).abs() < 0.01);
+    assert_eq!(f["properties"]["receiving"], "Mud Creek");
+    let ring = f["geometry"]["coordinates"][0][0].as_array().unwrap();
+    for p in ring {
+        let (x, y) = (p[0].as_f64().unwrap(), p[1].as_f64().unwrap());
+        assert!(
+            (-76.2..-76.1).contains(&x) && (43.1..43.2).contains(&y),
+            "lon/lat in Clay: {x},{y}"
+        );
+    }
+    let z = post(
+        "/check/export.zip",
+        "application/geo+json",
+        fixture("s01_stateplane.geojson"),
+    )
+    .await;
+    assert_eq!(z.status, StatusCode::OK);
+    assert_eq!(unzip(&z.body).len(), 5);
+    assert_eq!(
+        get("/sites/NOPE/export.geojson").await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+/// The GeoPackage fixture after `sql`, as bytes.
+fn gpkg_with(sql: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("plan.gpkg");
+    std::fs::write(&path, fixture("s01_utm.gpkg")).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(sql).unwrap();
+    drop(conn);
+    std::fs::read(&path).unwrap()
+}
+
+#[tokio::test]
+async fn a_geopackage_without_a_defined_srs_asks_and_one_with_two_tables_is_refused() {
+    let undefined = gpkg_with(
+        "UPDATE gpkg_geometry_columns SET srs_id = 0; UPDATE gpkg_contents SET srs_id = 0;",
+    );
+    let r = post(
+        "/check?name=plan.gpkg",
+        "application/geopackage+sqlite3",
+        undefined.clone(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(r.json()["crs_required"], true);
+    assert!(
+        r.detail()
+            .starts_with("plan.gpkg/disturbance: no coordinate reference system")
+            && r.detail().contains("choose its coordinate system"),
+        "{}",
+        r.detail()
+    );
+    let r = post(
+        "/check?name=plan.gpkg&crs=EPSG:26918",
+        "application/geopackage+sqlite3",
+        undefined,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.detail());
+    assert!((acres(&r) - S01_ACRES).abs() < 0.01);
+
+    let two = gpkg_with(
+        "CREATE TABLE other AS SELECT * FROM disturbance;
+         INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id)
+           VALUES ('other', 'features', 'other', 26918);
+         INSERT INTO gpkg_geometry_columns (table_name, column_name, geometry_type_name, srs_id, z, m)
+           SELECT 'other', column_name, geometry_type_name, srs_id, z, m FROM gpkg_geometry_columns
+           WHERE table_name = 'disturbance';",
+    );
+    let r = post("/check?name=plan.gpkg", "application/octet-stream", two).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.detail().contains("2 feature tables (disturbance, other)"),
+        "{}",
+        r.detail()
+    );
+    // Not a GeoPackage at all, though SQLite.
+    let r = post(
+        "/check?name=plan.gpkg",
+        "application/octet-stream",
+        gpkg_with("DROP TABLE gpkg_contents;"),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.detail()
+            .starts_with("plan.gpkg: not a readable GeoPackage"),
+        "{}",
+        r.detail()
+    );
+}
