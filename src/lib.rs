@@ -15,6 +15,7 @@ pub mod load;
 pub mod measure;
 pub mod network;
 pub mod record;
+pub mod registry;
 pub mod report;
 pub mod screening;
 pub mod subject;

@@ -6,6 +6,8 @@ mod extract;
 mod features;
 mod html;
 mod limits;
+mod live;
+mod registry;
 mod serve;
 mod sites;
 mod tiles;
@@ -22,7 +24,7 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, patch, post};
 use axum::Router;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -61,6 +63,9 @@ pub struct AppState {
     /// taken from a request's Host header.
     pub public_url: Arc<str>,
     checks: Arc<Semaphore>,
+    /// The site registry, when sites are edited live; `None` serves the file layers
+    /// read-only. With it, each request sees its current snapshot (`live::Served`).
+    pub registry: Option<Arc<crate::registry::Live>>,
 }
 
 impl AppState {
@@ -84,6 +89,23 @@ impl AppState {
             limits,
             public_url: Arc::from("http://localhost"),
             checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
+            registry: None,
+        }
+    }
+
+    /// The state over a live registry: its sites, already checked, replace the file layers'.
+    pub fn with_registry(web_dir: PathBuf, live: Arc<crate::registry::Live>) -> AppState {
+        let snap = live.snapshot();
+        let limits = Limits::default();
+        AppState {
+            catalog: snap.catalog.clone(),
+            web_dir,
+            reports: snap.reports.clone(),
+            tile_cache: Arc::new(Mutex::new(tiles::TileCache::default())),
+            limits,
+            public_url: Arc::from("http://localhost"),
+            checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
+            registry: Some(live),
         }
     }
 
@@ -138,9 +160,20 @@ pub fn app(state: AppState) -> Router {
         .route("/check", post(sites::check))
         .route("/search", get(sites::search))
         .route("/rules", get(sites::rules))
+        .route("/sites", post(registry::create))
+        .route("/sites/{id}", get(registry::get))
+        .route("/sites/{id}", patch(registry::patch))
+        .route("/sites/{id}", delete(registry::retire))
+        .route("/sites/{id}/inspections", post(registry::inspect))
+        .route("/sites/{id}/inspections", get(registry::inspections))
+        .route("/sites/{id}/history", get(registry::history))
+        .route("/rainfall", post(registry::add_rainfall))
+        .route("/rainfall", get(registry::rainfall))
+        .route("/auth/whoami", get(registry::whoami))
+        .route("/submissions", get(registry::submissions))
         .nest_service("/vendor/maplibre-gl", vendor)
         .fallback(viewer_file)
-        .with_state(state);
+        .with_state(live::Served::new(state));
     api.layer(middleware::from_fn(response_headers))
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http())
