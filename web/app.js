@@ -6,6 +6,7 @@ import {
 } from "./map.js";
 import { renderSites, sortSites, renderSearchResults, renderReport, renderError, h } from "./panel.js";
 import { PolygonDraw } from "./draw.js";
+import { setupOfficer } from "./officer.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -32,6 +33,7 @@ const outfall = {
   parcelIdOf,
 };
 window.outfall = outfall;
+setupOfficer(outfall);
 
 function setStatus(msg) {
   const el = $("status");

@@ -38,3 +38,33 @@ impl FromRef<Served> for AppState {
         st
     }
 }
+
+/// With a registry, the site resources change while the server runs: a browser must ask
+/// again (`no-cache`, answered from the new snapshot) rather than keep an old copy for the
+/// usual five minutes, so a planner's map shows the officer's change on the next load.
+pub async fn revalidate_sites(
+    axum::extract::State(s): axum::extract::State<Served>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    const LIVE: [&str; 5] = [
+        "/sites",
+        "/collections/sites",
+        "/collections/disturbance",
+        "/search",
+        "/rainfall",
+    ];
+    let live = s.base.registry.is_some() && LIVE.iter().any(|p| req.uri().path().starts_with(p));
+    let mut res = next.run(req).await;
+    if live
+        && !res
+            .headers()
+            .contains_key(axum::http::header::CACHE_CONTROL)
+    {
+        res.headers_mut().insert(
+            axum::http::header::CACHE_CONTROL,
+            axum::http::HeaderValue::from_static("no-cache"),
+        );
+    }
+    res
+}

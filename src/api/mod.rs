@@ -136,6 +136,7 @@ impl AppState {
 /// Every route of the service.
 pub fn app(state: AppState) -> Router {
     let vendor = ServeDir::new(state.web_dir.join("node_modules/maplibre-gl/dist"));
+    let served = live::Served::new(state);
     let api = Router::new()
         .route("/", get(features::landing))
         .route("/conformance", get(features::conformance))
@@ -173,10 +174,14 @@ pub fn app(state: AppState) -> Router {
         .route("/submissions", get(registry::submissions))
         .nest_service("/vendor/maplibre-gl", vendor)
         .fallback(viewer_file)
-        .with_state(live::Served::new(state));
-    api.layer(middleware::from_fn(response_headers))
-        .layer(CompressionLayer::new())
-        .layer(TraceLayer::new_for_http())
+        .with_state(served.clone());
+    api.layer(middleware::from_fn_with_state(
+        served,
+        live::revalidate_sites,
+    ))
+    .layer(middleware::from_fn(response_headers))
+    .layer(CompressionLayer::new())
+    .layer(TraceLayer::new_for_http())
 }
 
 /// A file of the viewer itself: one name directly in `web/` with a web extension — never
