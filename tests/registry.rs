@@ -590,3 +590,134 @@ fn the_registry_is_a_geopackage_gdal_reads() {
     assert!(text.contains("Feature Count: 14"), "{text}");
     assert!(text.contains("WGS 84"), "{text}");
 }
+
+/// Only an argon2 hash is stored; a wrong secret, a secret wrong in its last character and
+/// an unknown token id all cost the same argon2 check (no early exit tells which part was
+/// wrong). The bound is loose (3x) because the machine is shared; an early exit would be
+/// a thousand times faster.
+#[test]
+fn tokens_are_stored_hashed_and_checked_without_early_exit() {
+    let e = gpkg();
+    let (id, secret) = e.officer["ofl_".len()..]
+        .split_once('_')
+        .expect("ofl_<id>_<secret>");
+    let db = rusqlite::Connection::open(e.dir.path().join("registry.gpkg")).expect("open");
+    let hash: String = db
+        .query_row("SELECT hash FROM tokens WHERE token_id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .expect("stored");
+    assert!(hash.starts_with("$argon2id$"), "{hash}");
+    assert!(!hash.contains(secret));
+    let reg = e.live.registry.as_ref();
+    assert!(token::verify(reg, &e.officer).expect("verify").is_some());
+    let flip = |s: &str, at: usize| {
+        let mut b = s.as_bytes().to_vec();
+        b[at] = if b[at] == b'0' { b'1' } else { b'0' };
+        String::from_utf8(b).expect("ascii")
+    };
+    let cases = [
+        format!("ofl_{id}_{}", flip(secret, 0)),
+        format!("ofl_{id}_{}", flip(secret, secret.len() - 1)),
+        format!("ofl_{}_{secret}", flip(id, 0)),
+        "not-a-token".to_string(),
+    ];
+    let median = |t: &str| {
+        let mut v: Vec<f64> = (0..7)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                assert!(
+                    token::verify(reg, t).expect("verify").is_none(),
+                    "{t} refused"
+                );
+                start.elapsed().as_secs_f64()
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[3]
+    };
+    let times: Vec<f64> = cases.iter().map(|c| median(c)).collect();
+    let (lo, hi) = times
+        .iter()
+        .fold((f64::MAX, 0f64), |(l, h), t| (l.min(*t), h.max(*t)));
+    assert!(hi / lo < 3.0, "refusals take different times: {times:?}");
+}
+
+/// With every log level on, a request's bearer token appears nowhere in the server's output.
+#[test]
+fn a_token_is_never_logged() {
+    use std::io::{BufRead, Read, Write};
+    let dir = demo_copy();
+    let bin = env!("CARGO_BIN_EXE_outfall");
+    let out = std::process::Command::new(bin)
+        .args([
+            "token", "create", "--role", "officer", "--name", "log test", "--data",
+        ])
+        .arg(dir.path())
+        .output()
+        .expect("token create");
+    let tok = String::from_utf8(out.stdout)
+        .expect("utf8")
+        .trim()
+        .to_string();
+    assert!(tok.starts_with("ofl_"), "{tok}");
+    let mut server = std::process::Command::new(bin)
+        .args(["serve", "--bind", "127.0.0.1:0", "--data"])
+        .arg(dir.path())
+        .env("RUST_LOG", "trace,geo=info")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("serve");
+    let mut stdout = std::io::BufReader::new(server.stdout.take().expect("stdout"));
+    // The log goes to standard output too; the address is on the "serving" line.
+    let mut line = String::new();
+    let mut early_log = String::new();
+    while !line.contains("Outfall is serving") {
+        early_log.push_str(&line);
+        line.clear();
+        assert!(
+            stdout.read_line(&mut line).expect("read") > 0,
+            "no serving line: {early_log}"
+        );
+    }
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .expect("address")
+        .to_string();
+    for (method, path, body) in [
+        ("PATCH", "/sites/S01", "{\"status\":\"active\"}"),
+        (
+            "POST",
+            "/rainfall",
+            "{\"date\":\"2026-06-01\",\"rain_in\":0.7}",
+        ),
+        ("POST", "/rainfall", "not json"),
+    ] {
+        let mut s = std::net::TcpStream::connect(&addr).expect("connect");
+        write!(
+            s,
+            "{method} {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\nIf-Match: \"1\"\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("send");
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).expect("answer");
+        assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
+    }
+    let _ = server.kill();
+    let mut log = early_log;
+    stdout.read_to_string(&mut log).expect("log");
+    server
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut log)
+        .expect("log");
+    let _ = server.wait();
+    assert!(log.len() > 200, "trace logging produced output: {log}");
+    let secret = tok.rsplit('_').next().expect("secret");
+    assert!(!log.contains(secret), "the token's secret is in the log");
+}

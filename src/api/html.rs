@@ -192,6 +192,10 @@ body{{font:13px/1.4 system-ui,sans-serif;margin:1.5em;max-width:60em;color:#111}
 table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}} .yes{{color:#a00;font-weight:bold}} .grid{{display:flex;gap:1em}}
 .small{{font-size:11px;color:#444}} @media print{{body{{margin:0}} .noprint{{display:none}}}}</style></head><body>", esc(&title)).ok();
     write!(h, "<p class=\"noprint\"><button onclick=\"window.print()\">Print</button></p><h1>{}</h1><p>{} · {}</p>", esc(&title), esc(&r.data.law), esc(r.site.address.as_deref().unwrap_or(""))).ok();
+    if st.registry.is_some() {
+        // The registry keeps who changed this site and when; the report points to it.
+        write!(h, "<p class=\"small\">Record history: <a href=\"{0}/sites/{1}/history\">{0}/sites/{1}/history</a></p>", esc(&st.public_url), esc(&r.site.id)).ok();
+    }
     write!(
         h,
         "<div class=\"grid\"><div>{}</div><div style=\"flex:1\">",
