@@ -427,7 +427,18 @@ impl Registry for PostGis {
                     id: site.site_id.clone(),
                 }));
             }
-            insert_site(tx, site)?;
+            match insert_site(tx, site) {
+                // Another server created the same id between the check and the insert.
+                Err(Fail::Db(e))
+                    if e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION) =>
+                {
+                    return Err(Fail::Core(Error::Exists {
+                        kind: "site",
+                        id: site.site_id.clone(),
+                    }))
+                }
+                r => r?,
+            }
             for d in disturbance {
                 insert_disturbance(tx, d)?;
             }
