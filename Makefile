@@ -15,7 +15,7 @@ test: tools web clients
 	scripts/ensure-tools.sh test
 	cargo fmt --check
 	cargo clippy --release --all-targets -- -D warnings
-	cargo test --release
+	scripts/with-postgis.sh cargo test --release
 	./target/release/outfall validate --data data/clay --strict
 	$(MAKE) e2e
 

@@ -8,9 +8,12 @@ if ! command -v chromium >/dev/null; then
   if [ -n "${CI:-}" ]; then echo "FAIL: chromium is required for the browser tests in CI" >&2; exit 1; fi
   echo "SKIP: browser tests (chromium not installed; run as root or install Debian chromium)"; exit 0
 fi
-./target/release/outfall serve --data data/clay --bind "127.0.0.1:$port" --web web > target/e2e-server.log 2>&1 &
+# A fresh site registry seeded from data/clay's files, so the tests see the demo as committed
+# (not a developer's edits in data/clay/registry.gpkg).
+reg="$(mktemp -d /tmp/outfall-e2e-registry.XXXXXX)"
+./target/release/outfall serve --data data/clay --registry "$reg/registry.gpkg" --bind "127.0.0.1:$port" --web web > target/e2e-server.log 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT
+trap 'kill $pid 2>/dev/null || true; rm -rf "$reg"' EXIT
 for _ in $(seq 1 100); do
   curl -sf "http://127.0.0.1:$port/conformance" >/dev/null 2>&1 && break
   kill -0 $pid 2>/dev/null || { cat target/e2e-server.log; exit 1; }

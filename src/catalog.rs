@@ -26,7 +26,7 @@ pub struct Site {
 /// Progress of a load, for a CLI progress bar: (file, layers done, layers in all).
 pub type Progress<'a> = &'a mut dyn FnMut(&str, usize, usize);
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Catalog {
     pub manifest: Manifest,
     pub layers: Vec<Layer>,
@@ -134,6 +134,42 @@ impl Catalog {
         };
         catalog.site_problems = check_sites(&catalog);
         Ok(catalog)
+    }
+
+    /// A copy whose sites and disturbance come from elsewhere (the site registry): the first
+    /// layer of each role is replaced (or added) and any other of that role is emptied, so
+    /// every layer keeps its index and the stream network built from the others stays valid.
+    pub fn with_site_layers(
+        &self,
+        sites: (LayerConfig, load::LoadedLayer),
+        disturbance: (LayerConfig, load::LoadedLayer),
+    ) -> Result<Catalog> {
+        let mut c = self.clone();
+        for (cfg, loaded) in [sites, disturbance] {
+            let role = cfg.role;
+            let mut first = true;
+            for layer in c.layers.iter_mut().filter(|l| l.config.role == role) {
+                let mut empty = loaded.clone();
+                empty.features.clear();
+                empty.problems.clear();
+                let content = if first { loaded.clone() } else { empty };
+                *layer = Layer::new(cfg.clone(), layer.collection_id.clone(), content);
+                first = false;
+            }
+            if first {
+                c.layers
+                    .push(Layer::new(cfg, role.as_str().to_string(), loaded));
+            }
+        }
+        c.sites = collect_sites(&c.layers)?;
+        c.site_index = c
+            .sites
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.id.clone(), i))
+            .collect();
+        c.site_problems = check_sites(&c);
+        Ok(c)
     }
 
     /// Listings matched to a flowline (by its reach) or a waterbody feature.

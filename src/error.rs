@@ -43,6 +43,18 @@ pub enum Error {
     NotFound { kind: &'static str, id: String },
     #[error("invalid input: {0}")]
     Input(String),
+    /// The site registry (a GeoPackage file or a PostGIS database) failed.
+    #[error("site registry {store}: {reason}")]
+    Registry { store: String, reason: String },
+    /// An edit made against an older version of a record.
+    #[error("{kind} '{id}' has changed since it was read (it is now version {current}); read it again and redo the edit")]
+    Conflict {
+        kind: &'static str,
+        id: String,
+        current: i64,
+    },
+    #[error("{kind} '{id}' already exists")]
+    Exists { kind: &'static str, id: String },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

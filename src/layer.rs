@@ -12,7 +12,7 @@ use std::collections::HashMap;
 pub type IndexEntry = GeomWithData<Rectangle<[f64; 2]>, usize>;
 
 /// One geometry layer with its R-tree of feature envelopes.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Layer {
     pub config: LayerConfig,
     /// The OGC API collection id: the role, or `role-2`... when several layers share a role.
@@ -104,7 +104,7 @@ fn envelope(g: &Geometry<f64>) -> Option<Rectangle<[f64; 2]>> {
 }
 
 /// An impaired-waters list without geometry, grouped by its key.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ImpairedTable {
     pub config: LayerConfig,
     pub source: SourceInfo,

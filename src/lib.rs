@@ -19,6 +19,7 @@ pub mod measure;
 pub mod network;
 pub mod period;
 pub mod record;
+pub mod registry;
 pub mod report;
 pub mod screening;
 pub mod search;

@@ -85,6 +85,11 @@ enum Command {
         /// Print as JSON
         #[arg(long)]
         json: bool,
+        /// The site registry to read sites, inspections and manual rainfall from: a .gpkg
+        /// file or postgres://... (default: the data folder's registry.gpkg when it exists,
+        /// else the site files alone)
+        #[arg(long)]
+        registry: Option<String>,
     },
     /// List the sites of a data set.
     Sites {
@@ -121,6 +126,33 @@ enum Command {
         /// (default: the number of CPUs)
         #[arg(long)]
         max_checks: Option<usize>,
+        /// The site registry: a .gpkg path, postgres://user@host/db (PostGIS), or "none"
+        /// for the file layers, read-only (default: registry.gpkg in the data folder)
+        #[arg(long)]
+        registry: Option<String>,
+    },
+    /// Manage the access tokens of the site registry's writes.
+    Token {
+        #[command(subcommand)]
+        action: TokenAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum TokenAction {
+    /// Issue a token; it is printed once and only its argon2 hash is stored.
+    Create {
+        #[arg(long)]
+        data: PathBuf,
+        /// public, applicant, inspector or officer
+        #[arg(long)]
+        role: String,
+        /// Who holds it (shown in the audit trail)
+        #[arg(long)]
+        name: String,
+        /// The registry, as for `serve` (default: registry.gpkg in the data folder)
+        #[arg(long)]
+        registry: Option<String>,
     },
 }
 
@@ -229,18 +261,41 @@ fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Command::Inspections { data, as_of, json } => {
-            let catalog = load(&data)?;
+        Command::Inspections {
+            data,
+            as_of,
+            json,
+            registry,
+        } => {
+            let files = Arc::new(load(&data)?);
             let as_of = match as_of.as_deref() {
                 Some(s) => outfall::calendar::parse_as_of(s)?,
                 None => chrono::Local::now().date_naive(),
+            };
+            // The registry is the town's live record: its sites, logbook and hand-entered
+            // rain. Only an existing registry is read; this command never creates one.
+            let live = match registry.as_deref() {
+                Some(spec) => open_registry(&data, Some(spec), files.clone())?,
+                None if data.join(outfall::registry::GPKG_FILE).exists() => {
+                    open_registry(&data, None, files.clone())?
+                }
+                None => None,
+            };
+            let (catalog, inspections, rain) = match &live {
+                Some(live) => (
+                    live.snapshot().catalog.clone(),
+                    live.registry.inspections()?,
+                    live.registry.rainfall()?,
+                ),
+                None => (files, Vec::new(), Vec::new()),
             };
             let reports = catalog
                 .sites
                 .iter()
                 .map(|s| screening::check_site(&catalog, &s.id))
                 .collect::<outfall::Result<Vec<_>>>()?;
-            let list = outfall::calendar::due_list_for(&catalog, &reports, &[], &[], as_of);
+            let list =
+                outfall::calendar::due_list_for(&catalog, &reports, &inspections, &rain, as_of);
             if json {
                 emit(&(serde_json::to_string_pretty(&list)? + "\n"))
             } else {
@@ -272,6 +327,7 @@ fn main() -> anyhow::Result<()> {
             body_timeout_secs,
             max_connections,
             max_checks,
+            registry,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -299,7 +355,14 @@ fn main() -> anyhow::Result<()> {
                 ..Default::default()
             };
             let catalog = Arc::new(load(&data)?);
-            let state = outfall::api::AppState::new(catalog, web).with_limits(limits);
+            let state = match open_registry(&data, registry.as_deref(), catalog.clone())? {
+                Some(live) => {
+                    outfall::registry::Live::watch(&live, std::time::Duration::from_secs(1));
+                    outfall::api::AppState::with_registry(web, live)
+                }
+                None => outfall::api::AppState::new(catalog, web),
+            }
+            .with_limits(limits);
             let rt = tokio::runtime::Runtime::new()?;
             rt.block_on(async move {
                 let listener = tokio::net::TcpListener::bind(&bind)
@@ -332,6 +395,62 @@ fn main() -> anyhow::Result<()> {
                 Ok(())
             })
         }
+        Command::Token {
+            action:
+                TokenAction::Create {
+                    data,
+                    role,
+                    name,
+                    registry,
+                },
+        } => {
+            let role: outfall::registry::AccessRole = role.parse()?;
+            let catalog = Arc::new(load(&data)?);
+            let live = open_registry(&data, registry.as_deref(), catalog)?
+                .context("--registry none has no tokens")?;
+            let token = outfall::registry::token::create(live.registry.as_ref(), &name, role)?;
+            eprintln!(
+                "token for {name} ({}) stored in {}; it is shown once, keep it secret:",
+                role.as_str(),
+                live.registry.describe()
+            );
+            emit(&format!("{token}\n"))
+        }
+    }
+}
+
+/// The live registry `--registry` names (seeded from the file layers on first run), or
+/// `None` to serve the files read-only: when asked (`none`), or when the default file cannot
+/// be created because the data folder is read-only.
+fn open_registry(
+    data: &Path,
+    spec: Option<&str>,
+    catalog: Arc<Catalog>,
+) -> anyhow::Result<Option<Arc<outfall::registry::Live>>> {
+    if spec.is_some_and(|s| s.eq_ignore_ascii_case("none")) {
+        return Ok(None);
+    }
+    let store = match outfall::registry::open(spec, data) {
+        Ok(s) => s,
+        Err(e) if spec.is_none() && folder_is_read_only(data) => {
+            eprintln!("warning: {e}; the data folder is read-only, so the sites are served from the files, read-only");
+            return Ok(None);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok(Some(Arc::new(outfall::registry::Live::start(
+        store, catalog,
+    )?)))
+}
+
+fn folder_is_read_only(dir: &Path) -> bool {
+    let probe = dir.join(".outfall-write-probe");
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            false
+        }
+        Err(_) => true,
     }
 }
 

@@ -8,6 +8,7 @@ import { renderSites, sortSites, renderSearchResults, renderReport, renderError,
 import { PolygonDraw } from "./draw.js";
 import { linkFor, readLink, encodeCheck, decodeCheck } from "./permalink.js";
 import { mountInspections } from "./inspections.js";
+import { setupOfficer } from "./officer.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -36,6 +37,7 @@ const outfall = {
   parcelIdOf,
 };
 window.outfall = outfall;
+setupOfficer(outfall);
 
 function setStatus(msg) {
   const el = $("status");

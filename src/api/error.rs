@@ -28,6 +28,16 @@ pub enum ApiError {
         retry_after_secs: Option<u64>,
     },
     Internal(String),
+    /// No valid bearer token on a write (401, with `WWW-Authenticate`).
+    Unauthorized(String),
+    /// A valid token whose role may not do this (403).
+    Forbidden(String),
+    /// The write would clash with the current state (409): a site id already taken.
+    Conflict(String),
+    /// `If-Match` names an older version (412).
+    PreconditionFailed(String),
+    /// An edit without `If-Match` (428).
+    PreconditionRequired(String),
 }
 
 impl From<crate::Error> for ApiError {
@@ -39,9 +49,11 @@ impl From<crate::Error> for ApiError {
                 ApiError::Unprocessable(e.to_string())
             }
             E::MissingCrs { .. } => ApiError::CrsRequired(e.to_string()),
-            E::Io { .. } | E::Manifest { .. } | E::MissingField { .. } => {
+            E::Io { .. } | E::Manifest { .. } | E::MissingField { .. } | E::Registry { .. } => {
                 ApiError::Internal(e.to_string())
             }
+            E::Conflict { .. } => ApiError::PreconditionFailed(e.to_string()),
+            E::Exists { .. } => ApiError::Conflict(e.to_string()),
         }
     }
 }
@@ -73,6 +85,7 @@ impl IntoResponse for ApiError {
         let mut retry_after = None;
         let mut close = false;
         let mut crs_required = false;
+        let mut challenge = false;
         let (status, title, detail) = match self {
             ApiError::NotFound(d) => (StatusCode::NOT_FOUND, "Not Found", d),
             ApiError::BadRequest(d) => (StatusCode::BAD_REQUEST, "Bad Request", d),
@@ -111,6 +124,20 @@ impl IntoResponse for ApiError {
                     detail,
                 )
             }
+            ApiError::Unauthorized(d) => {
+                challenge = true;
+                (StatusCode::UNAUTHORIZED, "Unauthorized", d)
+            }
+            ApiError::Forbidden(d) => (StatusCode::FORBIDDEN, "Forbidden", d),
+            ApiError::Conflict(d) => (StatusCode::CONFLICT, "Conflict", d),
+            ApiError::PreconditionFailed(d) => {
+                (StatusCode::PRECONDITION_FAILED, "Precondition Failed", d)
+            }
+            ApiError::PreconditionRequired(d) => (
+                StatusCode::PRECONDITION_REQUIRED,
+                "Precondition Required",
+                d,
+            ),
             ApiError::Internal(d) => {
                 tracing::error!(detail = %d, "internal error");
                 (
@@ -138,6 +165,12 @@ impl IntoResponse for ApiError {
         if let Some(s) = retry_after {
             res.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(s));
+        }
+        if challenge {
+            res.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"outfall\""),
+            );
         }
         if close {
             res.headers_mut()

@@ -323,6 +323,10 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
 .review{{margin-top:1.5em;border:1px solid #555;padding:.6em 1em;display:grid;grid-template-columns:auto 1fr auto 10em;gap:1.6em .8em;align-items:end}} .review span.line{{border-bottom:1px solid #111;min-height:1.2em}}
 @media print{{body{{margin:0}} .noprint{{display:none}} .review{{break-inside:avoid}}}}</style></head><body>", esc(&title)).ok();
     write!(h, "<p class=\"noprint\"><button type=\"button\" data-print>Print</button><script src=\"/print.js\"></script></p><h1>{}</h1><p>{} · {}</p>", esc(&title), esc(&r.data.law), esc(r.site.address.as_deref().unwrap_or(""))).ok();
+    if st.registry.is_some() {
+        // The registry keeps who changed this site and when; the report points to it.
+        write!(h, "<p class=\"small\">Record history: <a href=\"{0}/sites/{1}/history\">{0}/sites/{1}/history</a></p>", esc(&st.public_url), esc(&r.site.id)).ok();
+    }
     write!(
         h,
         "<div class=\"grid\"><div>{}</div><div style=\"flex:1\">",

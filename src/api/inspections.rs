@@ -26,19 +26,28 @@ fn as_of(q: &HashMap<String, String>) -> ApiResult<NaiveDate> {
 
 /// The records the calendar reads besides the data set's rainfall layers: the inspections
 /// logged in the site registry and the officer's manual rainfall entries (`POST /rainfall`).
-/// None are stored by this server yet; the registry supplies them here.
-fn records(_st: &AppState) -> (Vec<Inspection>, Vec<RainfallDay>) {
-    (Vec::new(), Vec::new())
+/// Without a registry there are none.
+fn records(st: &AppState) -> ApiResult<(Vec<Inspection>, Vec<RainfallDay>)> {
+    match &st.registry {
+        Some(live) => Ok((live.registry.inspections()?, live.registry.rainfall()?)),
+        None => Ok((Vec::new(), Vec::new())),
+    }
 }
 
-fn due_list(st: &AppState, as_of: NaiveDate) -> DueList {
-    let (inspections, manual_rain) = records(st);
+fn due_list(st: &AppState, as_of: NaiveDate) -> ApiResult<DueList> {
+    let (inspections, manual_rain) = records(st)?;
     let reports = st
         .catalog
         .sites
         .iter()
         .filter_map(|s| st.reports.get(&s.id));
-    calendar::due_list_for(&st.catalog, reports, &inspections, &manual_rain, as_of)
+    Ok(calendar::due_list_for(
+        &st.catalog,
+        reports,
+        &inspections,
+        &manual_rain,
+        as_of,
+    ))
 }
 
 /// `GET /inspections/due?as_of=YYYY-MM-DD`
@@ -50,7 +59,7 @@ pub async fn due(
     State(st): State<AppState>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
-    let list = due_list(&st, as_of(&q)?);
+    let list = due_list(&st, as_of(&q)?)?;
     Ok(([NO_CACHE], Json(list)).into_response())
 }
 
@@ -63,7 +72,7 @@ pub async fn day_sheet(
     State(st): State<AppState>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
-    let list = due_list(&st, as_of(&q)?);
+    let list = due_list(&st, as_of(&q)?)?;
     let m = &st.catalog.manifest;
     Ok((
         [NO_CACHE],

@@ -7,8 +7,10 @@ mod features;
 mod html;
 mod inspections;
 mod limits;
+mod live;
 mod negotiate;
 mod openapi;
+mod registry;
 mod serve;
 mod sites;
 mod tiles;
@@ -70,6 +72,9 @@ pub struct AppState {
     /// taken from a request's Host header.
     pub public_url: Arc<str>,
     checks: Arc<Semaphore>,
+    /// The site registry, when sites are edited live; `None` serves the file layers
+    /// read-only. With it, each request sees its current snapshot (`live::Served`).
+    pub registry: Option<Arc<crate::registry::Live>>,
 }
 
 impl AppState {
@@ -93,6 +98,23 @@ impl AppState {
             limits,
             public_url: Arc::from("http://localhost"),
             checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
+            registry: None,
+        }
+    }
+
+    /// The state over a live registry: its sites, already checked, replace the file layers'.
+    pub fn with_registry(web_dir: PathBuf, live: Arc<crate::registry::Live>) -> AppState {
+        let snap = live.snapshot();
+        let limits = Limits::default();
+        AppState {
+            catalog: snap.catalog.clone(),
+            web_dir,
+            reports: snap.reports.clone(),
+            tile_cache: Arc::new(Mutex::new(tiles::TileCache::default())),
+            limits,
+            public_url: Arc::from("http://localhost"),
+            checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
+            registry: Some(live),
         }
     }
 
@@ -125,7 +147,8 @@ impl AppState {
 /// is generated from this table.
 pub fn app(state: AppState) -> Router {
     let vendor = ServeDir::new(state.web_dir.join("node_modules/maplibre-gl/dist"));
-    let (routes, doc) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+    let served = live::Served::new(state);
+    let (routes, doc) = OpenApiRouter::<live::Served>::with_openapi(openapi::ApiDoc::openapi())
         .routes(routes!(features::landing))
         .routes(routes!(openapi::document))
         .routes(routes!(features::conformance))
@@ -154,6 +177,13 @@ pub fn app(state: AppState) -> Router {
         .routes(routes!(sites::rules))
         .routes(routes!(inspections::due))
         .routes(routes!(inspections::day_sheet))
+        .routes(routes!(registry::create))
+        .routes(routes!(registry::get, registry::patch, registry::retire))
+        .routes(routes!(registry::inspect, registry::inspections))
+        .routes(routes!(registry::history))
+        .routes(routes!(registry::add_rainfall, registry::rainfall))
+        .routes(routes!(registry::whoami))
+        .routes(routes!(registry::submissions))
         .split_for_parts();
     let api = routes
         // The same resource with a trailing slash, as some clients build the URL.
@@ -161,11 +191,15 @@ pub fn app(state: AppState) -> Router {
         .nest_service("/vendor/maplibre-gl", vendor)
         .fallback(viewer_file)
         .layer(Extension(Arc::new(doc)))
-        .with_state(state);
-    api.layer(cors())
-        .layer(middleware::from_fn(response_headers))
-        .layer(CompressionLayer::new())
-        .layer(TraceLayer::new_for_http())
+        .with_state(served.clone());
+    api.layer(middleware::from_fn_with_state(
+        served,
+        live::revalidate_sites,
+    ))
+    .layer(cors())
+    .layer(middleware::from_fn(response_headers))
+    .layer(CompressionLayer::new())
+    .layer(TraceLayer::new_for_http())
 }
 
 /// Reading is open to any origin, so another town's page can use the layers; writing

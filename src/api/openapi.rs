@@ -28,6 +28,7 @@ pub const OPENAPI_JSON: &str = "application/vnd.oai.openapi+json;version=3.0";
         (name = "ogc", description = "OGC API – Features Part 1"),
         (name = "tiles", description = "OGC API – Tiles: Mapbox Vector Tiles in WebMercatorQuad"),
         (name = "review", description = "Site review: reports, traces, checks, the rulebook"),
+        (name = "registry", description = "The site registry: applications, approvals, inspections, history (writes need a bearer token)"),
         (name = "inspections", description = "The inspection calendar of (9)(a)[2]"),
         (name = "viewer", description = "The map viewer's own resources")
     )

@@ -5,9 +5,9 @@
 mod archive;
 mod crs;
 mod geojson;
-pub mod rainfall;
 mod gpkg;
 mod kml;
+pub mod rainfall;
 mod shapefile;
 mod table;
 mod upload;

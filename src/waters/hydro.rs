@@ -27,7 +27,7 @@ pub struct TraceStep {
     pub impairments: Vec<ImpairmentHit>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Hydro {
     network: Network,
     /// reach -> (layer index in the catalog, feature index)

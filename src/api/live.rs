@@ -1,0 +1,70 @@
+//! Each request sees one consistent version of the sites. The router's state is `Served`;
+//! the handlers' `AppState` is taken from it per request (`FromRef`): with a registry, the
+//! catalog and reports of its current snapshot, and a tile cache that is new whenever the
+//! snapshot is (so the map's tiles show an edit at once).
+
+use super::{tiles::TileCache, AppState};
+use axum::extract::FromRef;
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone)]
+pub struct Served {
+    base: AppState,
+    /// The tile cache of the snapshot generation it was made for.
+    tiles: Arc<Mutex<(u64, Arc<Mutex<TileCache>>)>>,
+}
+
+impl Served {
+    pub fn new(base: AppState) -> Served {
+        let tiles = Arc::new(Mutex::new((0, base.tile_cache.clone())));
+        Served { base, tiles }
+    }
+}
+
+impl FromRef<Served> for AppState {
+    fn from_ref(s: &Served) -> AppState {
+        let mut st = s.base.clone();
+        let Some(live) = &s.base.registry else {
+            return st;
+        };
+        let snap = live.snapshot();
+        st.catalog = snap.catalog.clone();
+        st.reports = snap.reports.clone();
+        let mut tiles = s.tiles.lock().unwrap_or_else(|p| p.into_inner());
+        if tiles.0 != snap.generation {
+            *tiles = (snap.generation, Arc::new(Mutex::new(TileCache::default())));
+        }
+        st.tile_cache = tiles.1.clone();
+        st
+    }
+}
+
+/// With a registry, the site resources change while the server runs: a browser must ask
+/// again (`no-cache`, answered from the new snapshot) rather than keep an old copy for the
+/// usual five minutes, so a planner's map shows the officer's change on the next load.
+pub async fn revalidate_sites(
+    axum::extract::State(s): axum::extract::State<Served>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    const LIVE: [&str; 5] = [
+        "/sites",
+        "/collections/sites",
+        "/collections/disturbance",
+        "/search",
+        "/rainfall",
+    ];
+    let live = s.base.registry.is_some() && LIVE.iter().any(|p| req.uri().path().starts_with(p));
+    let mut res = next.run(req).await;
+    if live
+        && !res
+            .headers()
+            .contains_key(axum::http::header::CACHE_CONTROL)
+    {
+        res.headers_mut().insert(
+            axum::http::header::CACHE_CONTROL,
+            axum::http::HeaderValue::from_static("no-cache"),
+        );
+    }
+    res
+}

@@ -1,0 +1,564 @@
+//! The registry's routes: create, change, retire and inspect sites, record rainfall, and
+//! read a site's record, inspections and history. Writes need a bearer token whose role
+//! allows them (401 without one, 403 with the wrong role); edits of an existing site need
+//! `If-Match` with the version read (428 without, 412 when stale). Every write answers the
+//! site's new report, checked by the same rules as `POST /check`.
+
+use super::extract::Path;
+use super::limits::read_upload;
+use super::{ApiError, ApiResult, AppState, MAX_UPLOAD_FEATURES};
+use crate::record::{Inspection, RainfallDay};
+use crate::registry::{self, token, AccessRole, Caller, DisturbanceRecord, Live, SiteRecord};
+use crate::report::Report;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+fn live(st: &AppState) -> ApiResult<Arc<Live>> {
+    st.registry.clone().ok_or_else(|| {
+        ApiError::MethodNotAllowed(
+            "this server reads its sites from files, read-only; serve with a registry to edit them"
+                .into(),
+        )
+    })
+}
+
+/// Runs registry work off the async threads. Not cut by a deadline: a write that started
+/// finishes, so what is acknowledged is exactly what was stored.
+async fn off_thread<T: Send + 'static>(
+    work: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::Internal(format!("registry task failed: {e}")))?
+}
+
+/// The caller named by the `Authorization: Bearer` token (never logged or echoed), who
+/// must hold one of `roles`.
+async fn authorize(st: &AppState, headers: &HeaderMap, roles: &[AccessRole]) -> ApiResult<Caller> {
+    let live = live(st)?;
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(|t| t.trim().to_string())
+        .ok_or_else(|| {
+            ApiError::Unauthorized(
+                "this write needs an access token: Authorization: Bearer <token>".into(),
+            )
+        })?;
+    let caller = off_thread(move || Ok(token::verify(live.registry.as_ref(), &token)?))
+        .await?
+        .ok_or_else(|| ApiError::Unauthorized("the access token is not valid".into()))?;
+    if caller.role == AccessRole::Officer || roles.contains(&caller.role) {
+        Ok(caller)
+    } else {
+        Err(ApiError::Forbidden(format!(
+            "the role {} may not do this; it needs {}",
+            caller.role.as_str(),
+            roles
+                .iter()
+                .chain([AccessRole::Officer].iter())
+                .map(|r| r.as_str())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )))
+    }
+}
+
+/// The version `If-Match` names: `"7"`, `W/"7"` or `7`.
+fn if_match(headers: &HeaderMap) -> ApiResult<i64> {
+    let raw = headers
+        .get(header::IF_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .ok_or_else(|| {
+            ApiError::PreconditionRequired(
+                "an edit needs If-Match with the site's ETag, so it cannot undo someone else's edit; GET /sites/{id} gives it".into(),
+            )
+        })?;
+    raw.trim()
+        .trim_start_matches("W/")
+        .trim_matches('"')
+        .parse()
+        .map_err(|_| ApiError::BadRequest(format!("If-Match '{raw}' is not a site ETag")))
+}
+
+fn etag(version: i64) -> HeaderValue {
+    HeaderValue::from_str(&format!("\"{version}\"")).unwrap_or(HeaderValue::from_static("\"0\""))
+}
+
+fn record_json(st: &AppState, s: &SiteRecord) -> Value {
+    let base = super::features::base_url(st);
+    json!({
+        "site_id": s.site_id,
+        "properties": s.properties,
+        "version": s.version,
+        "retired": s.retired,
+        "submitted_by": s.submitted_by,
+        "links": [
+            {"rel": "report", "href": format!("{base}/sites/{}/report", s.site_id)},
+            {"rel": "history", "href": format!("{base}/sites/{}/history", s.site_id)},
+        ],
+    })
+}
+
+/// A write's answer: the record (with its ETag) and the site's new report.
+fn written(st: &AppState, status: StatusCode, s: &SiteRecord, report: Option<Report>) -> Response {
+    let mut res = (
+        status,
+        Json(json!({"site": record_json(st, s), "report": report})),
+    )
+        .into_response();
+    res.headers_mut().insert(header::ETAG, etag(s.version));
+    res
+}
+
+fn find(live: &Live, id: &str) -> ApiResult<SiteRecord> {
+    live.registry
+        .sites()?
+        .into_iter()
+        .find(|s| s.site_id == id)
+        .ok_or_else(|| ApiError::NotFound(format!("site '{id}' not found")))
+}
+
+/// The report of `id` in the newest snapshot (after `refresh`).
+fn report_after(live: &Live, id: &str) -> ApiResult<Option<Report>> {
+    Ok(live.refresh()?.reports.get(id).cloned())
+}
+
+/// `GET /sites/{id}`: the registry record, with its version as the ETag.
+#[utoipa::path(get, path = "/sites/{id}", tag = "registry", params(("id" = String, Path, description = "A site id")),
+    responses((status = 200, description = "The site's registry record; its version is the ETag", content_type = "application/json"),
+              (status = 404, description = "No such site, or no registry", content_type = "application/problem+json")))]
+pub async fn get(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
+    let live = live(&st).map_err(|_| {
+        ApiError::NotFound(format!(
+            "site '{id}' has no registry record (this server reads files)"
+        ))
+    })?;
+    let site = off_thread(move || find(&live, &id)).await?;
+    let mut res = Json(record_json(&st, &site)).into_response();
+    res.headers_mut().insert(header::ETAG, etag(site.version));
+    res.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(res)
+}
+
+/// `POST /sites`: a new application. The body is a GeoJSON FeatureCollection of
+/// disturbance polygons (`phase`, `start`, `end` properties) with a `site` member: `site_id`
+/// (optional), `name`, `applicant`, `address`, `parcel_ids`, `outfall` ("lon,lat") and the
+/// flags. Applicants may not set the status or an approval.
+#[utoipa::path(post, path = "/sites", tag = "registry",
+    request_body(content = String, content_type = "application/geo+json", description = "A FeatureCollection of disturbance polygons (phase, start, end) with the application's fields"),
+    responses((status = 201, description = "The new record and its report", content_type = "application/json"),
+              (status = 401, description = "No or unknown bearer token", content_type = "application/problem+json"),
+              (status = 403, description = "The token's role may not do this", content_type = "application/problem+json"),
+              (status = 409, description = "The site id exists", content_type = "application/problem+json"),
+              (status = 422, description = "Not a usable application", content_type = "application/problem+json")))]
+pub async fn create(
+    State(st): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let caller = authorize(&st, &headers, &[AccessRole::Applicant]).await?;
+    let live = live(&st)?;
+    let body = read_upload(&headers, body, &st.limits).await?;
+    let catalog = st.catalog.clone();
+    let (site, report) = off_thread(move || {
+        let (site, disturbance) = application(&catalog, &body, &caller)?;
+        let stored = live
+            .registry
+            .create_site(&site, &disturbance, &caller.name)?;
+        let report = report_after(&live, &stored.site_id)?;
+        Ok((stored, report))
+    })
+    .await?;
+    let mut res = written(&st, StatusCode::CREATED, &site, report);
+    if let Ok(loc) = HeaderValue::from_str(&format!("/sites/{}", site.site_id)) {
+        res.headers_mut().insert(header::LOCATION, loc);
+    }
+    Ok(res)
+}
+
+/// Reads and checks an application: the same upload checks as `POST /check`, then the
+/// site's own fields.
+fn application(
+    catalog: &crate::Catalog,
+    body: &[u8],
+    caller: &Caller,
+) -> ApiResult<(SiteRecord, Vec<DisturbanceRecord>)> {
+    let bad = |m: String| ApiError::Unprocessable(format!("application: {m}"));
+    let text = std::str::from_utf8(body).map_err(|_| bad("the body is not UTF-8 text".into()))?;
+    let mut doc: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))
+        .map_err(|e| bad(format!("not JSON: {e}")))?;
+    let mut fields = match doc.as_object_mut().and_then(|o| o.remove("site")) {
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(bad("\"site\" must be an object".into())),
+        None => Map::new(),
+    };
+    let (features, problems) = crate::load::parse_geojson(&doc.to_string(), "application")?;
+    if let Some(p) = problems.first() {
+        return Err(bad(format!("feature {}: {}", p.feature, p.reason)));
+    }
+    if features.len() > MAX_UPLOAD_FEATURES {
+        return Err(bad(format!("at most {MAX_UPLOAD_FEATURES} features")));
+    }
+    let id = match fields.remove("site_id") {
+        Some(Value::String(s)) if valid_id(&s) => s,
+        Some(v) => {
+            return Err(bad(format!(
+                "site_id {v} must be 1 to 40 letters, digits, '-' or '_'"
+            )))
+        }
+        None => {
+            let mut b = [0u8; 3];
+            getrandom::fill(&mut b).map_err(|e| ApiError::Internal(format!("randomness: {e}")))?;
+            format!("A-{}", hex::encode(b).to_uppercase())
+        }
+    };
+    if let Some(Value::Array(ids)) = fields.get("parcel_ids") {
+        let joined: Vec<String> = ids.iter().filter_map(crate::load::value_text).collect();
+        fields.insert("parcel_ids".into(), Value::String(joined.join(";")));
+    }
+    const OFFICER_ONLY: [&str; 3] = ["status", "swppp_approval", "approved_swppp"];
+    if caller.role != AccessRole::Officer {
+        if let Some(k) = OFFICER_ONLY.iter().find(|k| fields.contains_key(**k)) {
+            return Err(ApiError::Forbidden(format!(
+                "an applicant may not set '{k}'; the officer records it"
+            )));
+        }
+    }
+    fields
+        .entry("status")
+        .or_insert(Value::String("planned".into()));
+    let empty = SiteRecord {
+        site_id: id.clone(),
+        properties: Map::new(),
+        boundary: None,
+        version: 1,
+        retired: None,
+        submitted_by: Some(caller.name.clone()),
+    };
+    let (mut site, _) = registry::apply_change(&empty, &fields).map_err(|e| bad(e.to_string()))?;
+    let outfall = site
+        .properties
+        .get("outfall")
+        .and_then(crate::load::value_text)
+        .and_then(|s| crate::load::parse_point(&s));
+    // The same refusals as POST /check: no polygon, across the antimeridian, far away.
+    crate::screening::check_drawn(catalog, &id, &features, outfall).map_err(|e| match e {
+        crate::Error::Input(m) => bad(m),
+        other => other.into(),
+    })?;
+    let mut polygons = Vec::new();
+    let mut disturbance = Vec::new();
+    for (n, f) in features.iter().enumerate() {
+        let text = |k: &str| f.properties.get(k).and_then(crate::load::value_text);
+        for key in ["start", "end"] {
+            if let Some(d) = text(key) {
+                if crate::area::parse_date(&d).is_none() {
+                    return Err(bad(format!(
+                        "feature {}: {key} '{d}' is not a date (YYYY-MM-DD)",
+                        f.id
+                    )));
+                }
+            }
+        }
+        let ps = crate::area::polygons_of(&f.geometry);
+        if ps.is_empty() {
+            continue;
+        }
+        polygons.extend(ps);
+        let mut properties = f.properties.clone();
+        for k in ["phase", "start", "end", "site_id", "dist_id"] {
+            properties.remove(k);
+        }
+        disturbance.push(DisturbanceRecord {
+            site_id: id.clone(),
+            dist_id: format!("{id}-{}", n + 1),
+            phase: text("phase").or(Some("1".into())),
+            start: text("start"),
+            end: text("end"),
+            properties,
+            geometry: f.geometry.clone(),
+        });
+    }
+    site.boundary = Some(geo_types::Geometry::MultiPolygon(geo_types::MultiPolygon(
+        polygons,
+    )));
+    Ok((site, disturbance))
+}
+
+fn valid_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 40
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// `PATCH /sites/{id}` (officer): status, SWPPP approval, exemptions and flags.
+#[utoipa::path(patch, path = "/sites/{id}", tag = "registry", params(("id" = String, Path, description = "A site id"), ("If-Match" = String, Header, description = "The ETag of the version being edited")),
+    request_body(content = String, content_type = "application/json", description = "The fields to change"),
+    responses((status = 200, description = "The new record and its report", content_type = "application/json"),
+              (status = 401, description = "No or unknown bearer token", content_type = "application/problem+json"),
+              (status = 403, description = "The token's role may not do this", content_type = "application/problem+json"),
+              (status = 412, description = "Someone else edited the site since that ETag", content_type = "application/problem+json"),
+              (status = 428, description = "If-Match is missing", content_type = "application/problem+json")))]
+pub async fn patch(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let caller = authorize(&st, &headers, &[]).await?;
+    let version = if_match(&headers)?;
+    let live = live(&st)?;
+    let body = read_upload(&headers, body, &st.limits).await?;
+    let change: Map<String, Value> = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::Unprocessable(format!("the change must be a JSON object: {e}")))?;
+    let (site, report) = off_thread(move || {
+        let site = live
+            .registry
+            .update_site(&id, version, &change, &caller.name)?;
+        let report = report_after(&live, &id)?;
+        Ok((site, report))
+    })
+    .await?;
+    Ok(written(&st, StatusCode::OK, &site, report))
+}
+
+/// `DELETE /sites/{id}` (officer): retires the site; its row and history are kept.
+#[utoipa::path(delete, path = "/sites/{id}", tag = "registry", params(("id" = String, Path, description = "A site id"), ("If-Match" = String, Header, description = "The ETag of the version being retired")),
+    responses((status = 200, description = "The retired record", content_type = "application/json"),
+              (status = 401, description = "No or unknown bearer token", content_type = "application/problem+json"),
+              (status = 403, description = "The token's role may not do this", content_type = "application/problem+json"),
+              (status = 412, description = "Someone else edited the site since that ETag", content_type = "application/problem+json"),
+              (status = 428, description = "If-Match is missing", content_type = "application/problem+json")))]
+pub async fn retire(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let caller = authorize(&st, &headers, &[]).await?;
+    let version = if_match(&headers)?;
+    let live = live(&st)?;
+    let site = off_thread(move || {
+        let site = live.registry.retire_site(&id, version, &caller.name)?;
+        live.refresh()?;
+        Ok(site)
+    })
+    .await?;
+    Ok(written(&st, StatusCode::OK, &site, None))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InspectionBody {
+    date: chrono::NaiveDate,
+    inspector: Option<String>,
+    findings: String,
+    #[serde(default)]
+    corrective_actions: String,
+    corrective_due: Option<chrono::NaiveDate>,
+}
+
+/// `POST /sites/{id}/inspections` (inspector, officer): one logbook entry.
+#[utoipa::path(post, path = "/sites/{id}/inspections", tag = "registry", params(("id" = String, Path, description = "A site id")),
+    request_body(content = String, content_type = "application/json", description = "date, inspector, findings, corrective_actions, corrective_due"),
+    responses((status = 201, description = "The recorded inspection", content_type = "application/json"),
+              (status = 401, description = "No or unknown bearer token", content_type = "application/problem+json"),
+              (status = 403, description = "The token's role may not do this", content_type = "application/problem+json"),
+              (status = 422, description = "Not a usable inspection", content_type = "application/problem+json")))]
+pub async fn inspect(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let caller = authorize(&st, &headers, &[AccessRole::Inspector]).await?;
+    let live = live(&st)?;
+    let body = read_upload(&headers, body, &st.limits).await?;
+    let b: InspectionBody = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::Unprocessable(format!("inspection: {e}")))?;
+    let today = chrono::Utc::now().date_naive();
+    if b.date > today + chrono::Days::new(1) {
+        return Err(ApiError::Unprocessable(format!(
+            "inspection: date {} is in the future",
+            b.date
+        )));
+    }
+    if b.findings.trim().is_empty() {
+        return Err(ApiError::Unprocessable(
+            "inspection: findings are required".into(),
+        ));
+    }
+    let inspection = Inspection {
+        site_id: id.clone(),
+        date: b.date,
+        inspector: b
+            .inspector
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| caller.name.clone()),
+        findings: b.findings.trim().to_string(),
+        corrective_actions: b.corrective_actions.trim().to_string(),
+        corrective_due: b.corrective_due,
+    };
+    let (site, report, inspection) = off_thread(move || {
+        let site = find(&live, &id)?;
+        if site.retired.is_some() {
+            return Err(ApiError::Unprocessable(format!("site '{id}' is retired")));
+        }
+        live.registry.add_inspection(&inspection, &caller.name)?;
+        let report = live.snapshot().reports.get(&id).cloned();
+        Ok((site, report, inspection))
+    })
+    .await?;
+    let mut res = (
+        StatusCode::CREATED,
+        Json(json!({"site": record_json(&st, &site), "report": report, "inspection": inspection})),
+    )
+        .into_response();
+    res.headers_mut().insert(header::ETAG, etag(site.version));
+    Ok(res)
+}
+
+/// `GET /sites/{id}/inspections`: the site's logbook, oldest first.
+#[utoipa::path(get, path = "/sites/{id}/inspections", tag = "registry", params(("id" = String, Path, description = "A site id")),
+    responses((status = 200, description = "The site's inspection logbook, oldest first", content_type = "application/json")))]
+pub async fn inspections(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let live = live(&st)?;
+    let list = off_thread(move || {
+        Ok(live
+            .registry
+            .inspections()?
+            .into_iter()
+            .filter(|i| i.site_id == id)
+            .collect::<Vec<_>>())
+    })
+    .await?;
+    Ok(Json(json!({ "inspections": list })))
+}
+
+/// `GET /sites/{id}/history`: who changed what, when, from what to what.
+#[utoipa::path(get, path = "/sites/{id}/history", tag = "registry", params(("id" = String, Path, description = "A site id")),
+    responses((status = 200, description = "The append-only audit trail of the site", content_type = "application/json")))]
+pub async fn history(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
+    let live = live(&st)?;
+    let entries = off_thread(move || {
+        let entries = live.registry.history(&id)?;
+        if entries.is_empty() {
+            return Err(ApiError::NotFound(format!("site '{id}' has no history")));
+        }
+        Ok(entries)
+    })
+    .await?;
+    let mut res = Json(json!({ "history": entries })).into_response();
+    res.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(res)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RainfallBody {
+    date: chrono::NaiveDate,
+    rain_in: f64,
+    source: Option<String>,
+}
+
+/// `POST /rainfall` (officer): the rain of one day, entered by hand.
+#[utoipa::path(post, path = "/rainfall", tag = "registry",
+    request_body(content = String, content_type = "application/json", description = "date and rain_in"),
+    responses((status = 201, description = "The recorded day", content_type = "application/json"),
+              (status = 401, description = "No or unknown bearer token", content_type = "application/problem+json"),
+              (status = 403, description = "The token's role may not do this", content_type = "application/problem+json"),
+              (status = 422, description = "Not a usable entry", content_type = "application/problem+json")))]
+pub async fn add_rainfall(
+    State(st): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let caller = authorize(&st, &headers, &[]).await?;
+    let live = live(&st)?;
+    let body = read_upload(&headers, body, &st.limits).await?;
+    let b: RainfallBody = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::Unprocessable(format!("rainfall: {e}")))?;
+    if !(b.rain_in.is_finite() && (0.0..=40.0).contains(&b.rain_in)) {
+        return Err(ApiError::Unprocessable(format!(
+            "rainfall: rain_in {} must be between 0 and 40 inches",
+            b.rain_in
+        )));
+    }
+    let day = RainfallDay {
+        date: b.date,
+        rain_in: b.rain_in,
+        source: b
+            .source
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| format!("entered by {}", caller.name)),
+    };
+    let stored = day.clone();
+    off_thread(move || Ok(live.registry.add_rainfall(&stored, &caller.name)?)).await?;
+    Ok((StatusCode::CREATED, Json(json!({ "rainfall": day }))).into_response())
+}
+
+/// `GET /rainfall`: the rainfall entered by hand.
+#[utoipa::path(get, path = "/rainfall", tag = "registry",
+    responses((status = 200, description = "The rainfall entered by hand", content_type = "application/json")))]
+pub async fn rainfall(State(st): State<AppState>) -> ApiResult<Json<Value>> {
+    let live = live(&st)?;
+    let days = off_thread(move || Ok(live.registry.rainfall()?)).await?;
+    Ok(Json(json!({ "rainfall": days })))
+}
+
+/// `GET /auth/whoami`: the token's holder and role (the viewer's login check).
+#[utoipa::path(get, path = "/auth/whoami", tag = "registry",
+    responses((status = 200, description = "The token's holder and role", content_type = "application/json"),
+              (status = 401, description = "No or unknown bearer token", content_type = "application/problem+json")))]
+pub async fn whoami(State(st): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Caller>> {
+    Ok(Json(
+        authorize(
+            &st,
+            &headers,
+            &[AccessRole::Applicant, AccessRole::Inspector],
+        )
+        .await?,
+    ))
+}
+
+/// `GET /submissions` (applicant, officer): the applications the caller submitted (an
+/// officer sees every submitted application).
+#[utoipa::path(get, path = "/submissions", tag = "registry",
+    responses((status = 200, description = "The applications the caller submitted", content_type = "application/json"),
+              (status = 401, description = "No or unknown bearer token", content_type = "application/problem+json"),
+              (status = 403, description = "The token's role may not do this", content_type = "application/problem+json")))]
+pub async fn submissions(State(st): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Value>> {
+    let caller = authorize(&st, &headers, &[AccessRole::Applicant]).await?;
+    let live = live(&st)?;
+    let st2 = st.clone();
+    let list = off_thread(move || {
+        Ok(live
+            .registry
+            .sites()?
+            .into_iter()
+            .filter(|s| match &s.submitted_by {
+                Some(by) => caller.role == AccessRole::Officer || *by == caller.name,
+                None => false,
+            })
+            .map(|s| record_json(&st2, &s))
+            .collect::<Vec<_>>())
+    })
+    .await?;
+    Ok(Json(json!({ "submissions": list })))
+}

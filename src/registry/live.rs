@@ -1,0 +1,138 @@
+//! The registry as the server sees it: a snapshot of the catalog with the registry's sites
+//! and their reports, replaced whole after every change. A change (a write through the API,
+//! or a commit by another program such as QGIS) rebuilds only the two site layers and checks
+//! again only the sites whose records changed; the rest of the catalog, loaded once, is
+//! shared.
+
+use super::{convert, DisturbanceRecord, Registry, SiteRecord};
+use crate::catalog::Catalog;
+use crate::error::Result;
+use crate::report::Report;
+use crate::screening;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+/// What every request reads: one consistent version of the sites and their reports.
+pub struct Snapshot {
+    pub catalog: Arc<Catalog>,
+    pub reports: Arc<HashMap<String, Report>>,
+    /// Counts the snapshots; a cache keyed on the site layers is stale when it changes.
+    pub generation: u64,
+    /// Each site's records, as last checked: a site whose records are unchanged keeps its
+    /// report.
+    records: HashMap<String, (SiteRecord, Vec<DisturbanceRecord>)>,
+}
+
+pub struct Live {
+    pub registry: Box<dyn Registry>,
+    /// The catalog loaded from the files: every layer except the sites' own.
+    base: Arc<Catalog>,
+    snapshot: RwLock<Arc<Snapshot>>,
+    /// The registry's change stamp when the snapshot was last built.
+    stamp: Mutex<i64>,
+}
+
+impl Live {
+    /// Opens the registry over a loaded catalog, seeding it from the file layers on first
+    /// run, and checks every site once.
+    pub fn start(registry: Box<dyn Registry>, base: Arc<Catalog>) -> Result<Live> {
+        if !registry.is_seeded()? {
+            let (sites, disturbance) = convert::records_from_catalog(&base);
+            registry.seed(&sites, &disturbance)?;
+        }
+        let live = Live {
+            registry,
+            base: base.clone(),
+            snapshot: RwLock::new(Arc::new(Snapshot {
+                catalog: base,
+                reports: Arc::new(HashMap::new()),
+                generation: 0,
+                records: HashMap::new(),
+            })),
+            stamp: Mutex::new(i64::MIN),
+        };
+        live.refresh()?;
+        Ok(live)
+    }
+
+    /// The current snapshot.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.snapshot
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Rebuilds the snapshot when another program changed the registry; true if it did.
+    pub fn poll(&self) -> Result<bool> {
+        let stamp = self.registry.change_stamp()?;
+        if *self.stamp.lock().unwrap_or_else(|p| p.into_inner()) == stamp {
+            return Ok(false);
+        }
+        self.refresh()?;
+        Ok(true)
+    }
+
+    /// Polls for other programs' commits every `every`, on its own thread, for as long as
+    /// the registry is in use. A failed poll is logged and tried again.
+    pub fn watch(live: &Arc<Live>, every: std::time::Duration) -> std::thread::JoinHandle<()> {
+        let weak = Arc::downgrade(live);
+        std::thread::spawn(move || loop {
+            std::thread::sleep(every);
+            let Some(live) = weak.upgrade() else { return };
+            match live.poll() {
+                Ok(true) => {
+                    tracing::info!(registry = %live.registry.describe(), "sites changed by another program; reloaded")
+                }
+                Ok(false) => {}
+                Err(e) => tracing::warn!(error = %e, "registry poll failed"),
+            }
+        })
+    }
+
+    /// Reads the registry and publishes a new snapshot, checking again the sites whose
+    /// records differ from the last snapshot's. Called after every write.
+    pub fn refresh(&self) -> Result<Arc<Snapshot>> {
+        // One rebuild at a time: two writers' refreshes would otherwise race to publish.
+        let mut stamp = self.stamp.lock().unwrap_or_else(|p| p.into_inner());
+        let new_stamp = self.registry.change_stamp()?;
+        let sites = self.registry.sites()?;
+        let disturbance = self.registry.disturbance()?;
+        let (site_layer, dist_layer) =
+            convert::site_layers(&self.base, &self.registry.describe(), &sites, &disturbance);
+        let catalog = Arc::new(self.base.with_site_layers(site_layer, dist_layer)?);
+        let old = self.snapshot();
+        let mut records: HashMap<String, (SiteRecord, Vec<DisturbanceRecord>)> = sites
+            .into_iter()
+            .filter(|s| s.retired.is_none())
+            .map(|s| (s.site_id.clone(), (s, Vec::new())))
+            .collect();
+        for d in disturbance {
+            if let Some(r) = records.get_mut(&d.site_id) {
+                r.1.push(d);
+            }
+        }
+        let mut reports = HashMap::with_capacity(records.len());
+        for (id, rec) in &records {
+            // An unchanged site keeps its report (its layer hash is then the one it was
+            // checked with, which its unchanged records still reproduce).
+            let unchanged = old.records.get(id) == Some(rec);
+            let report = match (unchanged, old.reports.get(id)) {
+                (true, Some(r)) => Some(r.clone()),
+                _ => screening::check_site(&catalog, id).ok(),
+            };
+            if let Some(r) = report {
+                reports.insert(id.clone(), r);
+            }
+        }
+        let next = Arc::new(Snapshot {
+            catalog,
+            reports: Arc::new(reports),
+            generation: old.generation + 1,
+            records,
+        });
+        *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = next.clone();
+        *stamp = new_stamp;
+        Ok(next)
+    }
+}

@@ -1,0 +1,723 @@
+//! The site registry end to end, through the HTTP API: the same suite runs on a GeoPackage
+//! and on a real PostGIS server (`scripts/postgis-test.sh` starts one and sets
+//! `OUTFALL_TEST_POSTGRES`; in CI a missing server fails the PostGIS tests, elsewhere they
+//! skip and say so). Create, read on the map, patch, inspect, history; roles; concurrent
+//! editors; an edit made by another program (QGIS) without a restart.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use axum::Router;
+use http_body_util::BodyExt;
+use outfall::api::{app, AppState};
+use outfall::registry::{self, token, AccessRole, Live};
+use outfall::Catalog;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::sync::Arc;
+use tower::ServiceExt;
+
+struct Env {
+    router: Router,
+    live: Arc<Live>,
+    rt: tokio::runtime::Runtime,
+    officer: String,
+    inspector: String,
+    applicant: String,
+    dir: tempfile::TempDir,
+}
+
+/// A copy of the demo data set in a temp folder (the demo's own folder is never written).
+fn demo_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for e in std::fs::read_dir(common::demo_dir()).expect("demo dir") {
+        let e = e.expect("entry");
+        let name = e.file_name();
+        if e.path().is_file() && !name.to_string_lossy().starts_with("registry.gpkg") {
+            std::fs::copy(e.path(), dir.path().join(name)).expect("copy");
+        }
+    }
+    dir
+}
+
+fn env_with(spec: Option<String>) -> Env {
+    let dir = demo_copy();
+    let catalog = Arc::new(Catalog::open(dir.path()).expect("demo loads"));
+    let store = registry::open(spec.as_deref(), dir.path()).expect("registry opens");
+    let live = Arc::new(Live::start(store, catalog).expect("registry starts"));
+    let tok = |name: &str, role| token::create(live.registry.as_ref(), name, role).expect("token");
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    Env {
+        router: app(AppState::with_registry(web, live.clone())),
+        officer: tok("Pat Officer", AccessRole::Officer),
+        inspector: tok("Ivy Inspector", AccessRole::Inspector),
+        applicant: tok("Ann Applicant", AccessRole::Applicant),
+        live,
+        rt: tokio::runtime::Runtime::new().expect("runtime"),
+        dir,
+    }
+}
+
+fn gpkg() -> Env {
+    env_with(None)
+}
+
+/// A fresh database on the test's PostGIS server, or None (SKIP) outside CI without one.
+fn postgis() -> Option<Env> {
+    let Ok(base) = std::env::var("OUTFALL_TEST_POSTGRES") else {
+        if std::env::var_os("CI").is_some() {
+            panic!("OUTFALL_TEST_POSTGRES is not set in CI: run the registry tests through scripts/postgis-test.sh");
+        }
+        eprintln!(
+            "SKIP: no PostGIS server (run scripts/postgis-test.sh to test the PostGIS registry)"
+        );
+        return None;
+    };
+    let mut b = [0u8; 6];
+    getrandom::fill(&mut b).expect("random");
+    let db = format!("outfall_test_{}", hex::encode(b));
+    let mut admin = postgres::Client::connect(&base, postgres::NoTls).expect("PostGIS server");
+    admin
+        .batch_execute(&format!("CREATE DATABASE {db}"))
+        .expect("create test database");
+    let url = match base.rfind('/') {
+        Some(i) if base[..i].contains("://") && i > base.find("://").unwrap_or(0) + 2 => {
+            format!("{}/{db}", &base[..i])
+        }
+        _ => format!("{base}/{db}"),
+    };
+    Some(env_with(Some(url)))
+}
+
+struct Resp {
+    status: StatusCode,
+    headers: HeaderMap,
+    json: Value,
+}
+
+impl Env {
+    fn call(
+        &self,
+        method: &str,
+        uri: &str,
+        token: Option<&str>,
+        if_match: Option<&str>,
+        body: Option<Value>,
+    ) -> Resp {
+        let mut req = Request::builder().method(method).uri(uri);
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
+        if let Some(m) = if_match {
+            req = req.header("if-match", m);
+        }
+        let req = match body {
+            Some(b) => req
+                .header("content-type", "application/json")
+                .body(Body::from(b.to_string())),
+            None => req.body(Body::empty()),
+        }
+        .expect("request");
+        let router = self.router.clone();
+        self.rt.block_on(async move {
+            let res = router.oneshot(req).await.expect("response");
+            let status = res.status();
+            let headers = res.headers().clone();
+            let bytes = res.into_body().collect().await.expect("body").to_bytes();
+            Resp {
+                status,
+                headers,
+                json: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+            }
+        })
+    }
+
+    fn get(&self, uri: &str) -> Resp {
+        self.call("GET", uri, None, None, None)
+    }
+}
+
+fn etag(r: &Resp) -> String {
+    r.headers
+        .get("etag")
+        .and_then(|v| v.to_str().ok())
+        .expect("an ETag")
+        .to_string()
+}
+
+/// Two squares of about 100 m (1 ha each) north of Route 31, in two phases, with an outfall.
+fn application(site_id: &str) -> Value {
+    let square = |x: f64, y: f64| json!({"type": "Polygon", "coordinates": [[[x, y], [x + 0.00123, y], [x + 0.00123, y + 0.0009], [x, y + 0.0009], [x, y]]]});
+    json!({
+        "type": "FeatureCollection",
+        "site": {"site_id": site_id, "name": "Clay test warehouse", "applicant": "Ann Applicant",
+                 "address": "1 Test Road", "outfall": "-76.1795,43.1700"},
+        "features": [
+            {"type": "Feature", "properties": {"phase": "1", "start": "2026-06-01", "end": "2026-09-30"},
+             "geometry": square(-76.1810, 43.1690)},
+            {"type": "Feature", "properties": {"phase": "2", "start": "2026-10-01", "end": "2027-03-31"},
+             "geometry": square(-76.1810 + 0.00123, 43.1690)}
+        ]
+    })
+}
+
+fn ids(list: &Value, key: &str) -> Vec<String> {
+    list[key]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| {
+                    s["id"]
+                        .as_str()
+                        .or(s["properties"]["site_id"].as_str())
+                        .map(String::from)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn round_trip(e: &Env) {
+    // An applicant submits: the answer is the new site's report, and the map shows it.
+    let r = e.call(
+        "POST",
+        "/sites",
+        Some(&e.applicant),
+        None,
+        Some(application("T-100")),
+    );
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    assert_eq!(etag(&r), "\"1\"");
+    let report = &r.json["report"];
+    assert_eq!(report["site"]["id"], "T-100");
+    assert_eq!(report["site"]["status"], "planned");
+    let acres = report["disturbance"]["total_acres"]
+        .as_f64()
+        .expect("acres");
+    assert!(
+        (4.7..5.0).contains(&acres),
+        "two squares of about 1 ha: about 4.9 acres: {acres}"
+    );
+    assert_eq!(report["conditions"]["C"], true, "1 to 5 acres: Condition C");
+    assert!(ids(&e.get("/sites").json, "sites").contains(&"T-100".to_string()));
+    let items = e.get("/collections/disturbance/items?limit=1000").json;
+    let dist_sites: Vec<&str> = items["features"]
+        .as_array()
+        .expect("features")
+        .iter()
+        .filter_map(|f| f["properties"]["site_id"].as_str())
+        .collect();
+    assert_eq!(dist_sites.iter().filter(|s| **s == "T-100").count(), 2);
+    let items = e.get("/collections/sites/items?limit=1000").json;
+    assert!(items["features"]
+        .as_array()
+        .expect("features")
+        .iter()
+        .any(|f| f["properties"]["site_id"] == "T-100"));
+
+    // The officer records the approval and starts the work, against the version read.
+    let read = e.get("/sites/T-100");
+    assert_eq!(read.status, StatusCode::OK);
+    let change = json!({"status": "active", "swppp_approval": {"date": "2026-05-20", "reference": "SWPPP-2026-031"}});
+    let r = e.call(
+        "PATCH",
+        "/sites/T-100",
+        Some(&e.officer),
+        Some(&etag(&read)),
+        Some(change),
+    );
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    assert_eq!(etag(&r), "\"2\"");
+    assert_eq!(r.json["report"]["site"]["status"], "active");
+    assert_eq!(r.json["report"]["site"]["approved_swppp"], true);
+    assert_eq!(
+        r.json["report"]["site"]["swppp_approval"],
+        "2026-05-20 SWPPP-2026-031"
+    );
+    let active = e.get("/sites?status=active").json;
+    assert!(
+        ids(&active, "sites").contains(&"T-100".to_string()),
+        "the map's list shows the new status"
+    );
+
+    // An inspector records an inspection; the calendar reads it from the registry.
+    let insp = json!({"date": "2026-06-08", "findings": "silt fence down on the east side",
+                      "corrective_actions": "re-set the fence", "corrective_due": "2026-06-09"});
+    let r = e.call(
+        "POST",
+        "/sites/T-100/inspections",
+        Some(&e.inspector),
+        None,
+        Some(insp),
+    );
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    assert_eq!(r.json["inspection"]["inspector"], "Ivy Inspector");
+    let all = e.live.registry.inspections().expect("inspections");
+    assert!(all
+        .iter()
+        .any(|i| i.site_id == "T-100" && i.findings.contains("silt fence")));
+    assert_eq!(
+        e.get("/sites/T-100/inspections").json["inspections"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+
+    // The officer enters a storm by hand.
+    let r = e.call(
+        "POST",
+        "/rainfall",
+        Some(&e.officer),
+        None,
+        Some(json!({"date": "2026-06-12", "rain_in": 0.8})),
+    );
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    let rain = e.live.registry.rainfall().expect("rainfall");
+    assert!(rain
+        .iter()
+        .any(|d| d.rain_in == 0.8 && d.source.contains("Pat Officer")));
+
+    // Retiring keeps the row and the history, and takes the site off the map.
+    let r = e.call(
+        "DELETE",
+        "/sites/T-100",
+        Some(&e.officer),
+        Some("\"2\""),
+        None,
+    );
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    assert!(!ids(&e.get("/sites").json, "sites").contains(&"T-100".to_string()));
+    let kept = e.get("/sites/T-100");
+    assert_eq!(kept.status, StatusCode::OK);
+    assert!(kept.json["retired"].is_string());
+
+    let h = e.get("/sites/T-100/history").json;
+    let rows = h["history"].as_array().expect("history");
+    let actions: Vec<&str> = rows.iter().filter_map(|r| r["action"].as_str()).collect();
+    for a in ["create", "update", "inspect", "retire"] {
+        assert!(actions.contains(&a), "history has {a}: {actions:?}");
+    }
+    let status = rows
+        .iter()
+        .find(|r| r["field"] == "status" && r["action"] == "update")
+        .expect("status change");
+    assert_eq!(
+        (status["old_value"].as_str(), status["new_value"].as_str()),
+        (Some("planned"), Some("active"))
+    );
+    assert_eq!(status["who"], "Pat Officer");
+}
+
+fn roles(e: &Env) {
+    let r = e.call(
+        "PATCH",
+        "/sites/S01",
+        None,
+        Some("\"1\""),
+        Some(json!({"status": "closed"})),
+    );
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert!(r.headers.get("www-authenticate").is_some());
+    let bad = format!("{}x", &e.officer[..e.officer.len() - 1]);
+    let r = e.call(
+        "PATCH",
+        "/sites/S01",
+        Some(&bad),
+        Some("\"1\""),
+        Some(json!({"status": "closed"})),
+    );
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "a wrong secret");
+    let r = e.call(
+        "PATCH",
+        "/sites/S01",
+        Some(&e.inspector),
+        Some("\"1\""),
+        Some(json!({"status": "closed"})),
+    );
+    assert_eq!(
+        r.status,
+        StatusCode::FORBIDDEN,
+        "an inspector may not change a site"
+    );
+    let r = e.call(
+        "POST",
+        "/sites/S01/inspections",
+        Some(&e.applicant),
+        None,
+        Some(json!({"date": "2026-06-01", "findings": "ok"})),
+    );
+    assert_eq!(
+        r.status,
+        StatusCode::FORBIDDEN,
+        "an applicant may not inspect"
+    );
+    let mut app = application("T-200");
+    app["site"]["swppp_approval"] = json!({"date": "2026-01-01"});
+    let r = e.call("POST", "/sites", Some(&e.applicant), None, Some(app));
+    assert_eq!(
+        r.status,
+        StatusCode::FORBIDDEN,
+        "an applicant may not approve their own plan"
+    );
+    let r = e.call(
+        "POST",
+        "/rainfall",
+        Some(&e.inspector),
+        None,
+        Some(json!({"date": "2026-06-12", "rain_in": 1.0})),
+    );
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    // Nothing was changed by the refused writes.
+    assert_eq!(e.get("/sites/S01").json["version"], 1);
+    assert_eq!(e.get("/sites/T-200").status, StatusCode::NOT_FOUND);
+    // Reads stay open; POST /check needs no token.
+    assert_eq!(e.get("/sites/S01/report").status, StatusCode::OK);
+    // An applicant sees their own submissions.
+    let r = e.call(
+        "POST",
+        "/sites",
+        Some(&e.applicant),
+        None,
+        Some(application("T-201")),
+    );
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    let mine = e.call("GET", "/submissions", Some(&e.applicant), None, None);
+    assert_eq!(mine.status, StatusCode::OK);
+    let list: Vec<&str> = mine.json["submissions"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|s| s["site_id"].as_str())
+        .collect();
+    assert_eq!(list, ["T-201"]);
+}
+
+fn concurrent_editors(e: &Env) {
+    // Without If-Match an edit is refused; with a stale one, 412.
+    let r = e.call(
+        "PATCH",
+        "/sites/S02",
+        Some(&e.officer),
+        None,
+        Some(json!({"status": "stabilized"})),
+    );
+    assert_eq!(r.status, StatusCode::PRECONDITION_REQUIRED);
+    let send = |change: Value| {
+        let mut req = Request::builder()
+            .method("PATCH")
+            .uri("/sites/S02")
+            .header("authorization", format!("Bearer {}", e.officer))
+            .header("if-match", "\"1\"")
+            .header("content-type", "application/json");
+        req = req.header("x-test", "concurrent");
+        let req = req.body(Body::from(change.to_string())).expect("request");
+        e.router.clone().oneshot(req)
+    };
+    let (a, b) = e.rt.block_on(async {
+        tokio::join!(
+            send(json!({"status": "stabilized"})),
+            send(json!({"address": "7421 Henry Clay Blvd, rear lot"}))
+        )
+    });
+    let (a, b) = (a.expect("a").status(), b.expect("b").status());
+    let mut got = [a, b];
+    got.sort();
+    assert_eq!(
+        got,
+        [StatusCode::OK, StatusCode::PRECONDITION_FAILED],
+        "one wins, one is told"
+    );
+    // The loser reads again and redoes its edit: both edits are kept.
+    let now = e.get("/sites/S02");
+    assert_eq!(etag(&now), "\"2\"");
+    let redo = if a == StatusCode::OK {
+        json!({"address": "7421 Henry Clay Blvd, rear lot"})
+    } else {
+        json!({"status": "stabilized"})
+    };
+    let r = e.call(
+        "PATCH",
+        "/sites/S02",
+        Some(&e.officer),
+        Some(&etag(&now)),
+        Some(redo),
+    );
+    assert_eq!(r.status, StatusCode::OK);
+    let p = &e.get("/sites/S02").json["properties"];
+    assert_eq!(p["status"], "stabilized");
+    assert_eq!(p["address"], "7421 Henry Clay Blvd, rear lot");
+}
+
+/// The registry seeded from the demo's files decides every site as the files do.
+fn same_as_files(e: &Env) {
+    let files = Catalog::open(e.dir.path()).expect("files");
+    let snap = e.live.snapshot();
+    assert_eq!(snap.reports.len(), 14);
+    for s in &files.sites {
+        let f = outfall::screening::check_site(&files, &s.id).expect("file report");
+        let r = snap.reports.get(&s.id).expect("registry report");
+        assert_eq!(
+            serde_json::to_value(&r.conditions).ok(),
+            serde_json::to_value(&f.conditions).ok(),
+            "{}",
+            s.id
+        );
+        assert_eq!(r.receiving_water_names, f.receiving_water_names, "{}", s.id);
+        assert!(
+            (r.disturbance.total_acres - f.disturbance.total_acres).abs() < 1e-9,
+            "{}",
+            s.id
+        );
+        assert_eq!(r.site.status, f.site.status, "{}", s.id);
+        assert_eq!(r.site.swppp_approval, f.site.swppp_approval, "{}", s.id);
+    }
+}
+
+#[test]
+fn gpkg_round_trip() {
+    round_trip(&gpkg());
+}
+
+#[test]
+fn gpkg_roles() {
+    roles(&gpkg());
+}
+
+#[test]
+fn gpkg_concurrent_editors() {
+    concurrent_editors(&gpkg());
+}
+
+#[test]
+fn gpkg_seeded_from_files_decides_the_same() {
+    same_as_files(&gpkg());
+}
+
+#[test]
+fn postgis_round_trip() {
+    if let Some(e) = postgis() {
+        round_trip(&e);
+    }
+}
+
+#[test]
+fn postgis_roles() {
+    if let Some(e) = postgis() {
+        roles(&e);
+    }
+}
+
+#[test]
+fn postgis_concurrent_editors() {
+    if let Some(e) = postgis() {
+        concurrent_editors(&e);
+    }
+}
+
+#[test]
+fn postgis_seeded_from_files_decides_the_same() {
+    if let Some(e) = postgis() {
+        same_as_files(&e);
+    }
+}
+
+/// A GIS editor changes a site in QGIS (another SQLite connection to the same file): the
+/// server shows it without a restart.
+#[test]
+fn an_edit_in_qgis_shows_without_a_restart() {
+    let e = gpkg();
+    let _watch = Live::watch(&e.live, std::time::Duration::from_millis(100));
+    let before = e.get("/sites?status=closed");
+    assert!(!ids(&before.json, "sites").contains(&"S03".to_string()));
+    let other = rusqlite::Connection::open(e.dir.path().join("registry.gpkg")).expect("open");
+    other
+        .execute(
+            "UPDATE sites SET status = 'closed', version = version + 1 WHERE site_id = 'S03'",
+            [],
+        )
+        .expect("QGIS-style edit");
+    drop(other);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let now = e.get("/sites?status=closed");
+        if ids(&now.json, "sites").contains(&"S03".to_string()) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the edit did not show within 10 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(e.get("/sites/S03").json["version"], 2);
+}
+
+/// The audit trail cannot be rewritten, not even by another program.
+#[test]
+fn the_audit_trail_is_append_only() {
+    let e = gpkg();
+    let other = rusqlite::Connection::open(e.dir.path().join("registry.gpkg")).expect("open");
+    let upd = other.execute("UPDATE audit SET who = 'nobody'", []);
+    let del = other.execute("DELETE FROM audit", []);
+    assert!(upd.is_err() && del.is_err(), "{upd:?} {del:?}");
+}
+
+/// The file is a GeoPackage GDAL (and so QGIS) opens, with the sites as a layer in EPSG:4326.
+#[test]
+fn the_registry_is_a_geopackage_gdal_reads() {
+    let e = gpkg();
+    let path = e.dir.path().join("registry.gpkg");
+    let out = match std::process::Command::new("ogrinfo")
+        .arg("-so")
+        .arg(&path)
+        .arg("sites")
+        .output()
+    {
+        Ok(o) => o,
+        Err(_) if std::env::var_os("CI").is_none() => {
+            eprintln!("SKIP: ogrinfo (gdal-bin) is not installed");
+            return;
+        }
+        Err(e) => panic!("ogrinfo missing in CI: {e}"),
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("Feature Count: 14"), "{text}");
+    assert!(text.contains("WGS 84"), "{text}");
+}
+
+/// Only an argon2 hash is stored; a wrong secret, a secret wrong in its last character and
+/// an unknown token id all cost the same argon2 check (no early exit tells which part was
+/// wrong). The bound is loose (3x) because the machine is shared; an early exit would be
+/// a thousand times faster.
+#[test]
+fn tokens_are_stored_hashed_and_checked_without_early_exit() {
+    let e = gpkg();
+    let (id, secret) = e.officer["ofl_".len()..]
+        .split_once('_')
+        .expect("ofl_<id>_<secret>");
+    let db = rusqlite::Connection::open(e.dir.path().join("registry.gpkg")).expect("open");
+    let hash: String = db
+        .query_row("SELECT hash FROM tokens WHERE token_id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .expect("stored");
+    assert!(hash.starts_with("$argon2id$"), "{hash}");
+    assert!(!hash.contains(secret));
+    let reg = e.live.registry.as_ref();
+    assert!(token::verify(reg, &e.officer).expect("verify").is_some());
+    let flip = |s: &str, at: usize| {
+        let mut b = s.as_bytes().to_vec();
+        b[at] = if b[at] == b'0' { b'1' } else { b'0' };
+        String::from_utf8(b).expect("ascii")
+    };
+    let cases = [
+        format!("ofl_{id}_{}", flip(secret, 0)),
+        format!("ofl_{id}_{}", flip(secret, secret.len() - 1)),
+        format!("ofl_{}_{secret}", flip(id, 0)),
+        "not-a-token".to_string(),
+    ];
+    let median = |t: &str| {
+        let mut v: Vec<f64> = (0..7)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                assert!(
+                    token::verify(reg, t).expect("verify").is_none(),
+                    "{t} refused"
+                );
+                start.elapsed().as_secs_f64()
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[3]
+    };
+    let times: Vec<f64> = cases.iter().map(|c| median(c)).collect();
+    let (lo, hi) = times
+        .iter()
+        .fold((f64::MAX, 0f64), |(l, h), t| (l.min(*t), h.max(*t)));
+    assert!(hi / lo < 3.0, "refusals take different times: {times:?}");
+}
+
+/// With every log level on, a request's bearer token appears nowhere in the server's output.
+#[test]
+fn a_token_is_never_logged() {
+    use std::io::{BufRead, Read, Write};
+    let dir = demo_copy();
+    let bin = env!("CARGO_BIN_EXE_outfall");
+    let out = std::process::Command::new(bin)
+        .args([
+            "token", "create", "--role", "officer", "--name", "log test", "--data",
+        ])
+        .arg(dir.path())
+        .output()
+        .expect("token create");
+    let tok = String::from_utf8(out.stdout)
+        .expect("utf8")
+        .trim()
+        .to_string();
+    assert!(tok.starts_with("ofl_"), "{tok}");
+    let mut server = std::process::Command::new(bin)
+        .args(["serve", "--bind", "127.0.0.1:0", "--data"])
+        .arg(dir.path())
+        .env("RUST_LOG", "trace,geo=info")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("serve");
+    let mut stdout = std::io::BufReader::new(server.stdout.take().expect("stdout"));
+    // The log goes to standard output too; the address is on the "serving" line.
+    let mut line = String::new();
+    let mut early_log = String::new();
+    while !line.contains("Outfall is serving") {
+        early_log.push_str(&line);
+        line.clear();
+        assert!(
+            stdout.read_line(&mut line).expect("read") > 0,
+            "no serving line: {early_log}"
+        );
+    }
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .expect("address")
+        .to_string();
+    for (method, path, body) in [
+        ("PATCH", "/sites/S01", "{\"status\":\"active\"}"),
+        (
+            "POST",
+            "/rainfall",
+            "{\"date\":\"2026-06-01\",\"rain_in\":0.7}",
+        ),
+        ("POST", "/rainfall", "not json"),
+    ] {
+        let mut s = std::net::TcpStream::connect(&addr).expect("connect");
+        write!(
+            s,
+            "{method} {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\nIf-Match: \"1\"\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("send");
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).expect("answer");
+        assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
+    }
+    let _ = server.kill();
+    let mut log = early_log;
+    stdout.read_to_string(&mut log).expect("log");
+    server
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut log)
+        .expect("log");
+    let _ = server.wait();
+    assert!(log.len() > 200, "trace logging produced output: {log}");
+    let secret = tok.rsplit('_').next().expect("secret");
+    assert!(!log.contains(secret), "the token's secret is in the log");
+}
