@@ -296,11 +296,24 @@ async fn hostile_or_broken_zips_are_refused_by_name() {
     .await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(r.detail().contains("zip them together"), "{}", r.detail());
-    // KML without a Placemark, and bytes that are no format.
+    // KML cut off (the kml crate would loop forever on it), KML without a Placemark, and
+    // bytes that are no format.
     let r = post(
         "/check?name=x.kml",
         "application/vnd.google-earth.kml+xml",
         b"<kml><Document>".to_vec(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.detail().contains("is the file cut off?"),
+        "{}",
+        r.detail()
+    );
+    let r = post(
+        "/check?name=x.kml",
+        "application/vnd.google-earth.kml+xml",
+        b"<kml><Document></Document></kml>".to_vec(),
     )
     .await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -502,4 +515,33 @@ async fn a_geopackage_without_a_defined_srs_asks_and_one_with_two_tables_is_refu
         "{}",
         r.detail()
     );
+}
+
+#[test]
+fn truncated_uploads_of_every_format_are_errors_naming_the_file_never_panics() {
+    for file in [
+        "s01_stateplane.geojson",
+        "s01_plan.zip",
+        "s01.kml",
+        "s01_utm.gpkg",
+    ] {
+        let bytes = fixture(file);
+        let step = (bytes.len() / 60).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            match outfall::load::read_upload(&bytes[..cut], file, None, 2 * 1024 * 1024) {
+                Err(e) => {
+                    let m = e.to_string();
+                    assert!(m.starts_with(file), "{file} cut at {cut}: {m}");
+                }
+                // A cut inside trailing whitespace or SQLite's free pages can still hold
+                // the whole plan; then it must be the whole plan.
+                Ok(u) => assert!(
+                    u.features.len() == 1 || !u.problems.is_empty(),
+                    "{file} cut at {cut}: {} features, {} problems",
+                    u.features.len(),
+                    u.problems.len()
+                ),
+            }
+        }
+    }
 }

@@ -17,12 +17,7 @@ pub(super) fn read(bytes: &[u8], name: &str) -> Result<(Vec<Feature>, Vec<LoadPr
     let text =
         std::str::from_utf8(bytes).map_err(|_| Error::format(name, "the KML is not UTF-8 text"))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if nesting(text) > MAX_DEPTH {
-        return Err(Error::format(
-            name,
-            format!("the KML nests elements more than {MAX_DEPTH} deep"),
-        ));
-    }
+    check_xml(text).map_err(|r| Error::format(name, r))?;
     let doc: Kml<f64> = KmlReader::<_, f64>::from_string(text)
         .read()
         .map_err(|e| Error::format(name, format!("not readable KML: {e}")))?;
@@ -140,32 +135,35 @@ fn extended_data(e: &Element, props: &mut Map<String, Value>) {
     }
 }
 
-/// The deepest element nesting of an XML text, by a byte scan of its tags.
-fn nesting(text: &str) -> usize {
-    let b = text.as_bytes();
-    let (mut depth, mut max) = (0usize, 0usize);
-    let mut i = 0;
-    while let Some(off) = b[i..].iter().position(|&c| c == b'<') {
-        let at = i + off;
-        let end = b[at..]
-            .iter()
-            .position(|&c| c == b'>')
-            .map_or(b.len(), |e| at + e);
-        match b.get(at + 1) {
-            Some(b'/') => depth = depth.saturating_sub(1),
-            Some(b'?') | Some(b'!') => {}
-            _ if end > 0 && b.get(end - 1) == Some(&b'/') => {}
-            _ => {
+/// Well-formed XML nested at most `MAX_DEPTH` deep, checked with quick-xml before the kml
+/// crate reads it: the kml crate loops forever on a file cut off inside an element (found by
+/// `truncated_uploads_of_every_format_are_errors_naming_the_file_never_panics`).
+fn check_xml(text: &str) -> std::result::Result<(), String> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(text);
+    let mut depth = 0usize;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(_)) => {
                 depth += 1;
-                max = max.max(depth);
+                if depth > MAX_DEPTH {
+                    return Err(format!("the KML nests elements more than {MAX_DEPTH} deep"));
+                }
+            }
+            Ok(Event::End(_)) => depth = depth.saturating_sub(1),
+            Ok(Event::Eof) if depth > 0 => {
+                return Err("the KML ends inside an element; is the file cut off?".into())
+            }
+            Ok(Event::Eof) => return Ok(()),
+            Ok(_) => {}
+            Err(e) => {
+                return Err(format!(
+                    "not well-formed XML near byte {}: {e}",
+                    reader.buffer_position()
+                ))
             }
         }
-        i = end.min(b.len());
-        if i >= b.len() {
-            break;
-        }
     }
-    max
 }
 
 #[cfg(test)]
@@ -173,8 +171,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn nesting_counts_open_elements() {
-        assert_eq!(nesting("<?xml?><kml><a><b/></a><c></c></kml>"), 2);
-        assert_eq!(nesting(&"<f>".repeat(100)), 100);
+    fn xml_must_be_whole_and_shallow() {
+        assert!(check_xml("<?xml version=\"1.0\"?><kml><a><b/></a><c></c></kml>").is_ok());
+        assert!(check_xml("<kml><Placemark><name>x</name>")
+            .unwrap_err()
+            .contains("cut off"));
+        assert!(check_xml(&"<f>".repeat(100))
+            .unwrap_err()
+            .contains("64 deep"));
+        assert!(check_xml("<kml></x>").is_err());
     }
 }
