@@ -6,6 +6,7 @@ pub mod api;
 pub mod area;
 pub mod batch;
 pub mod catalog;
+pub mod clip;
 pub mod config;
 pub mod error;
 pub mod facts;
