@@ -66,10 +66,7 @@ pub fn clip_ring(ring: &LineString<f64>, rect: Rect<f64>) -> Option<LineString<f
     let mut output = Vec::with_capacity(input.len() + 4);
     for edge in edges(rect) {
         output.clear();
-        let Some(&last) = input.last() else {
-            return None;
-        };
-        let mut prev = last;
+        let mut prev = *input.last()?;
         for &cur in &input {
             match (edge.inside(prev), edge.inside(cur)) {
                 (true, true) => output.push(cur),

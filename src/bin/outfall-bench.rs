@@ -20,6 +20,8 @@ struct Args {
     real: PathBuf,
     what: Vec<String>,
     run: u32,
+    /// `--what scale`: a parcels GeoJSON to load, measure and check parcels of.
+    parcels: Option<PathBuf>,
 }
 
 fn args() -> Result<Args, String> {
@@ -28,6 +30,7 @@ fn args() -> Result<Args, String> {
         real: PathBuf::from("../shared/data/real"),
         what: vec!["load".into(), "site".into(), "tiles".into()],
         run: 1,
+        parcels: None,
     };
     a.real = std::fs::canonicalize(&a.real).unwrap_or(a.real);
     let mut it = std::env::args().skip(1);
@@ -38,6 +41,7 @@ fn args() -> Result<Args, String> {
             "--gen" => a.gen = abs(v)?,
             "--real" => a.real = abs(v)?,
             "--what" => a.what = v.split(',').map(str::to_string).collect(),
+            "--parcels" => a.parcels = Some(abs(v)?),
             "--run" => a.run = v.parse().map_err(|_| format!("--run {v}: not a number"))?,
             _ => return Err(format!("unknown option {k}")),
         }
@@ -276,6 +280,53 @@ fn bench_tiles(a: &Args, work: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The scale probe: load one (large) parcels file in a fresh process, report the load time, the
+/// resident memory against the coordinate bytes, and the latency of checking 200 parcels.
+fn bench_scale(a: &Args, work: &Path) -> Result<(), String> {
+    let path = a
+        .parcels
+        .as_ref()
+        .ok_or("--what scale needs --parcels FILE")?;
+    let item = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let (rss0, _) = rss_mib();
+    let t = Instant::now();
+    let cat = open(&work.join("scale"), &parcels_manifest(path, "pid"))?;
+    emit("scale", &item, "load_s", t.elapsed().as_secs_f64(), a.run);
+    let (rss1, hwm) = rss_mib();
+    let coord = coordinate_bytes(&cat);
+    emit(
+        "scale",
+        &item,
+        "features",
+        cat.layers[0].features.len() as f64,
+        a.run,
+    );
+    emit("scale", &item, "coord_mib", coord / 1048576.0, a.run);
+    emit("scale", &item, "rss_mib", rss1 - rss0, a.run);
+    emit("scale", &item, "peak_rss_mib", hwm, a.run);
+    emit(
+        "scale",
+        &item,
+        "rss_per_coord_byte",
+        (rss1 - rss0) * 1048576.0 / coord,
+        a.run,
+    );
+    let layer = cat.layer(Role::Parcels).ok_or("no parcels layer")?;
+    let step = (layer.features.len() / 200).max(1);
+    let mut ms = Vec::new();
+    for f in layer.features.iter().step_by(step) {
+        let t = Instant::now();
+        let r = outfall::screening::check_parcel(&cat, &f.id);
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+        std::hint::black_box(r.ok());
+    }
+    emit_latencies("scale", &format!("{item}_check_parcel"), ms, a.run);
+    Ok(())
+}
+
 fn main() {
     let a = match args() {
         Ok(a) => a,
@@ -291,7 +342,10 @@ fn main() {
             "load" => bench_load(&a, &work),
             "site" => bench_site(&a, &work),
             "tiles" => bench_tiles(&a, &work),
-            other => Err(format!("unknown benchmark '{other}' (load, site, tiles)")),
+            "scale" => bench_scale(&a, &work),
+            other => Err(format!(
+                "unknown benchmark '{other}' (load, site, tiles, scale)"
+            )),
         };
         if let Err(e) = r {
             eprintln!("outfall-bench {w}: {e}");
