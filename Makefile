@@ -4,7 +4,7 @@ export PATH := $(CURDIR)/.tools/venv/bin:$(PATH)
 BIND ?= 127.0.0.1:8080
 E2E_PORT ?= 18931
 
-.PHONY: run test build web lint bench e2e tools clients
+.PHONY: run test build web lint bench bench-peers e2e tools clients
 
 run: tools web
 	cargo build --release
@@ -42,3 +42,7 @@ e2e: web
 
 bench: tools
 	cargo bench
+
+# Outfall against PostGIS and GeoPandas (../shared/bench/anchors), paired runs, one table.
+bench-peers: tools
+	scripts/bench-peers.sh

@@ -7,6 +7,7 @@ pub mod area;
 pub mod batch;
 pub mod calendar;
 pub mod catalog;
+pub mod clip;
 pub mod config;
 pub mod error;
 pub mod export;

@@ -5,16 +5,18 @@
 //! Pipeline for one feature in [`encode_layer`]:
 //! 1. project lon/lat (degrees) to tile pixels, y axis pointing down (WebMercator, latitude
 //!    clamped to ±[`MAX_LATITUDE_DEG`]);
-//! 2. clip to the tile rectangle grown by the buffer: polygons with geo's `BooleanOps`
-//!    intersection, lines with `BooleanOps::clip`, points by a containment filter (geometries
-//!    whose bounding box is already inside the buffered tile skip the boolean operation);
+//! 2. clip to the tile rectangle grown by the buffer (`crate::clip`): polygon rings by
+//!    Sutherland–Hodgman, lines by Liang–Barsky, points by a containment filter (geometries
+//!    whose bounding box is already inside the buffered tile are not clipped); features whose
+//!    pixel box is under half a pixel both ways are dropped before any work;
 //! 3. quantize to integer pixels, remove repeated vertices, drop lines with fewer than 2
 //!    vertices and rings with zero area;
 //! 4. orient rings for MVT: with y down, exterior rings have a positive surveyor's-formula
 //!    area (clockwise on screen) and interior rings a negative one (MVT 2.1 §4.3.4.4);
 //! 5. encode with geozero (`ToMvt::to_mvt_unscaled`, `TagsBuilder`) and prost.
 
-use geo::{BooleanOps, BoundingRect, CoordsIter, MapCoords};
+use crate::clip;
+use geo::{BoundingRect, CoordsIter, MapCoords};
 use geo_types::{
     coord, Coord, Geometry, LineString, MultiLineString, MultiPoint, MultiPolygon, Point, Polygon,
     Rect,
@@ -200,11 +202,7 @@ pub fn encode_layer_with<'a>(
         coord! { x: -buffer, y: -buffer },
         coord! { x: f64::from(extent) + buffer, y: f64::from(extent) + buffer },
     );
-    let clip_polygon = clip_rect.to_polygon();
-    let clip = Clip {
-        rect: clip_rect,
-        polygon: &clip_polygon,
-    };
+    let clip = Clip { rect: clip_rect };
 
     let mut tags = TagsBuilder::new();
     let mut mvt_features = Vec::new();
@@ -264,11 +262,9 @@ fn json_to_tile_value(value: &Value) -> Option<TileValue> {
     }
 }
 
-/// The buffered tile in pixels, as a rectangle (for bounding-box tests) and a polygon (for
-/// boolean operations).
-struct Clip<'p> {
+/// The buffered tile in pixels.
+struct Clip {
     rect: Rect<f64>,
-    polygon: &'p Polygon<f64>,
 }
 
 enum Relation {
@@ -277,7 +273,7 @@ enum Relation {
     Crossing,
 }
 
-impl Clip<'_> {
+impl Clip {
     fn relation(&self, bbox: Option<Rect<f64>>) -> Relation {
         let Some(bbox) = bbox else {
             return Relation::Outside;
@@ -332,8 +328,25 @@ impl Parts {
 fn to_tile_geometry(
     geometry: &Geometry<f64>,
     projection: &TileProjection,
-    clip: &Clip<'_>,
+    clip: &Clip,
 ) -> Option<Geometry<f64>> {
+    // Decide from the box first: the projection is monotonic (x east, y south), so the
+    // lon/lat box maps to the pixel box, and no vertex is projected for a feature that
+    // misses the tile or would quantize to nothing (under half a pixel both ways).
+    if let Some(b) = geometry.bounding_rect() {
+        let (nw, se) = (
+            projection.project(coord! { x: b.min().x, y: b.max().y }),
+            projection.project(coord! { x: b.max().x, y: b.min().y }),
+        );
+        let px = Rect::new(nw, se);
+        if matches!(clip.relation(Some(px)), Relation::Outside) {
+            return None;
+        }
+        let extended = !matches!(geometry, Geometry::Point(_) | Geometry::MultiPoint(_));
+        if extended && px.width() < 0.5 && px.height() < 0.5 {
+            return None;
+        }
+    }
     let mut parts = Parts::default();
     parts.collect(geometry);
     let project = |c: Coord<f64>| projection.project(c);
@@ -360,14 +373,17 @@ fn to_tile_geometry(
     (!points.is_empty()).then(|| Geometry::MultiPoint(MultiPoint::new(points)))
 }
 
-fn clip_polygons(polygons_px: MultiPolygon<f64>, clip: &Clip<'_>) -> Option<MultiPolygon<f64>> {
+fn clip_polygons(polygons_px: MultiPolygon<f64>, clip: &Clip) -> Option<MultiPolygon<f64>> {
     if !all_finite(&polygons_px) {
         return None;
     }
     let clipped = match clip.relation(polygons_px.bounding_rect()) {
         Relation::Outside => return None,
         Relation::Inside => polygons_px,
-        Relation::Crossing => polygons_px.intersection(clip.polygon),
+        Relation::Crossing => polygons_px
+            .iter()
+            .filter_map(|p| clip::clip_polygon(p, clip.rect))
+            .collect(),
     };
     let tiled: Vec<Polygon<f64>> = clipped
         .into_iter()
@@ -384,14 +400,17 @@ fn clip_polygons(polygons_px: MultiPolygon<f64>, clip: &Clip<'_>) -> Option<Mult
     (!tiled.is_empty()).then(|| MultiPolygon::new(tiled))
 }
 
-fn clip_lines(lines_px: MultiLineString<f64>, clip: &Clip<'_>) -> Option<MultiLineString<f64>> {
+fn clip_lines(lines_px: MultiLineString<f64>, clip: &Clip) -> Option<MultiLineString<f64>> {
     if !all_finite(&lines_px) {
         return None;
     }
     let clipped = match clip.relation(lines_px.bounding_rect()) {
         Relation::Outside => return None,
         Relation::Inside => lines_px,
-        Relation::Crossing => clip.polygon.clip(&lines_px, false),
+        Relation::Crossing => lines_px
+            .iter()
+            .flat_map(|l| clip::clip_line(l, clip.rect))
+            .collect(),
     };
     let tiled: Vec<LineString<f64>> = clipped
         .into_iter()

@@ -14,14 +14,17 @@ use axum::Json;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
-/// Encoded tiles by (collection, z, x, y); `None` remembers an empty tile. Cleared when full,
-/// which is cheap and keeps memory bounded without an LRU.
+/// Encoded tiles by (collection, z, x, y); `None` remembers an empty tile. Cleared when full
+/// (by count or by bytes), which is cheap and keeps memory bounded without an LRU.
 #[derive(Default)]
 pub struct TileCache {
     tiles: HashMap<(String, u8, u32, u32), Option<Bytes>>,
+    bytes: usize,
 }
 
 const CACHE_MAX_TILES: usize = 20_000;
+/// Dense parcel tiles run to 100 KB each: bound the cache by what it holds, not only by count.
+const CACHE_MAX_BYTES: usize = 256 << 20;
 const MAX_ZOOM: u8 = 22;
 
 /// One Mapbox Vector Tile (204 when the tile holds nothing).
@@ -109,10 +112,15 @@ fn encode_and_cache(
     )
     .map(Bytes::from);
     if let Ok(mut c) = st.tile_cache.lock() {
-        if c.tiles.len() >= CACHE_MAX_TILES {
+        let size = encoded.as_ref().map_or(0, Bytes::len);
+        if c.tiles.len() >= CACHE_MAX_TILES || c.bytes + size > CACHE_MAX_BYTES {
             c.tiles.clear();
+            c.bytes = 0;
         }
-        c.tiles.insert(key, encoded.clone());
+        if let Some(old) = c.tiles.insert(key, encoded.clone()) {
+            c.bytes -= old.map_or(0, |b| b.len());
+        }
+        c.bytes += size;
     }
     encoded
 }

@@ -2,6 +2,7 @@
 //! and phases, jurisdiction, the waters that receive the discharge, and the attributes the
 //! site claims. The law reads only these.
 
+mod nearest;
 pub mod water;
 
 use crate::area::{self, PhaseAcres, PhaseOverlap};

@@ -2,12 +2,13 @@
 //! downstream path with distances, the listed (impaired) waters that receive the discharge,
 //! and the TMDL watersheds the discharge enters. No judgement: the law reads these.
 
+use super::nearest::PreparedProbe;
 use crate::catalog::Catalog;
 use crate::config::Role;
 use crate::measure::LocalFrame;
 use crate::network::TraceEnd;
 use crate::waters::{all_causes, ImpairmentHit};
-use geo::{BoundingRect, Centroid, Distance, Euclidean, Intersects, LineLocatePoint};
+use geo::{BoundingRect, Centroid, Intersects, LineLocatePoint};
 use geo_types::{Geometry, Point, Rect};
 use serde::Serialize;
 
@@ -163,15 +164,21 @@ struct Candidate {
     distance_m: f64,
 }
 
+/// The `MAX_CANDIDATES` waters nearest the probe within `radius_m`, nearest first (ties in
+/// layer and index order). Waters are visited nearest bounding box first, and the exact
+/// distance is computed only while a water can still be among them.
 fn candidates_near(catalog: &Catalog, probe: &Geometry<f64>, radius_m: f64) -> Vec<Candidate> {
     let Some(rect) = probe.bounding_rect() else {
         return Vec::new();
     };
     let c = probe.centroid().unwrap_or_else(|| rect.center().into());
     let frame = LocalFrame::around(c.x(), c.y());
-    let probe_m = frame.project(probe);
+    let Some(prepared) = PreparedProbe::new(probe, frame) else {
+        return Vec::new();
+    };
     let search = expanded(rect, &frame, radius_m);
-    let mut out = Vec::new();
+    // (lower bound in metres, visiting order, waterbody, layer, feature)
+    let mut queue: Vec<(f64, usize, bool, usize, usize)> = Vec::new();
     for (li, layer) in catalog.layers.iter().enumerate() {
         let waterbody = match layer.config.role {
             Role::Flowlines => false,
@@ -179,20 +186,50 @@ fn candidates_near(catalog: &Catalog, probe: &Geometry<f64>, radius_m: f64) -> V
             _ => continue,
         };
         for fi in layer.query(search) {
-            let g = frame.project(&layer.features[fi].geometry);
-            let d = Euclidean.distance(&probe_m, &g);
-            if d <= radius_m {
-                out.push(Candidate {
+            let Some(r) = layer.features[fi].geometry.bounding_rect() else {
+                continue;
+            };
+            let lb = prepared.lower_bound_m(r);
+            if lb <= radius_m {
+                queue.push((lb, queue.len(), waterbody, li, fi));
+            }
+        }
+    }
+    queue.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut out: Vec<(usize, Candidate)> = Vec::new();
+    let mut kth = radius_m;
+    for (lb, order, waterbody, li, fi) in queue {
+        if lb > kth {
+            break;
+        }
+        let d = prepared.distance_m(&catalog.layers[li].features[fi].geometry);
+        if d <= radius_m {
+            out.push((
+                order,
+                Candidate {
                     waterbody,
                     layer: li,
                     feature: fi,
                     distance_m: d,
+                },
+            ));
+            if out.len() >= MAX_CANDIDATES {
+                out.sort_by(|a, b| {
+                    a.1.distance_m
+                        .total_cmp(&b.1.distance_m)
+                        .then(a.0.cmp(&b.0))
                 });
+                out.truncate(MAX_CANDIDATES);
+                kth = out[MAX_CANDIDATES - 1].1.distance_m;
             }
         }
     }
-    out.sort_by(|a, b| a.distance_m.total_cmp(&b.distance_m));
-    out
+    out.sort_by(|a, b| {
+        a.1.distance_m
+            .total_cmp(&b.1.distance_m)
+            .then(a.0.cmp(&b.0))
+    });
+    out.into_iter().map(|(_, c)| c).collect()
 }
 
 /// Where along the entry reach the water enters (0 = its start), so distances downstream
@@ -318,7 +355,9 @@ pub fn gather(
     let mut entry_point: Option<Point<f64>> = None;
     let mut entry_water: Option<&Candidate> = None;
     if outfall.is_none() {
-        if let (Some(h), Some(fp)) = (hydro, footprint) {
+        // The catchment rule needs a catchments layer: without one, skip its interior point.
+        let catchments = catalog.layers_of(Role::Catchments).next().is_some();
+        if let (Some(h), Some(fp), true) = (hydro, footprint, catchments) {
             if let Some((reach, catchment_id)) = h.catchment_reach(&catalog.layers, fp) {
                 entry_reach = Some(reach);
                 entry_point = fp.centroid();

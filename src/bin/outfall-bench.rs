@@ -1,0 +1,362 @@
+//! Outfall's side of the PostGIS / GeoPandas anchors (`../shared/bench/anchors/`): the same
+//! work, in-process over the library, like the GeoPandas anchor. It prints one JSON line per
+//! figure in the anchors' own format (`section`, `engine` = "outfall", `item`, `metric`,
+//! `value`, `run`), so `scripts/bench-peers.sh` can put both in one table.
+//!
+//! Usage: outfall-bench --gen /tmp/outfall-anchors/data --real ../shared/data/real
+//!        [--what load,site,tiles] [--run N]
+//!
+//! A benchmark, not a test: it is never run by `make test`.
+
+use outfall::screening::check_site;
+use outfall::tiles::{encode_layer, TileId, BUFFER_PX, EXTENT};
+use outfall::{Catalog, Role};
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+struct Args {
+    gen: PathBuf,
+    real: PathBuf,
+    what: Vec<String>,
+    run: u32,
+    /// `--what scale`: a parcels GeoJSON to load, measure and check parcels of.
+    parcels: Option<PathBuf>,
+}
+
+fn args() -> Result<Args, String> {
+    let mut a = Args {
+        gen: PathBuf::from("/tmp/outfall-anchors/data"),
+        real: PathBuf::from("../shared/data/real"),
+        what: vec!["load".into(), "site".into(), "tiles".into()],
+        run: 1,
+        parcels: None,
+    };
+    a.real = std::fs::canonicalize(&a.real).unwrap_or(a.real);
+    let mut it = std::env::args().skip(1);
+    let abs = |p: String| std::fs::canonicalize(&p).map_err(|e| format!("{p}: {e}"));
+    while let Some(k) = it.next() {
+        let v = it.next().ok_or_else(|| format!("{k} needs a value"))?;
+        match k.as_str() {
+            "--gen" => a.gen = abs(v)?,
+            "--real" => a.real = abs(v)?,
+            "--what" => a.what = v.split(',').map(str::to_string).collect(),
+            "--parcels" => a.parcels = Some(abs(v)?),
+            "--run" => a.run = v.parse().map_err(|_| format!("--run {v}: not a number"))?,
+            _ => return Err(format!("unknown option {k}")),
+        }
+    }
+    Ok(a)
+}
+
+fn emit(section: &str, item: &str, metric: &str, value: f64, run: u32) {
+    println!(
+        "{}",
+        json!({"section": section, "engine": "outfall", "item": item, "metric": metric,
+               "value": (value * 1e4).round() / 1e4, "run": run})
+    );
+}
+
+/// Median, nearest-rank p99 and mean of latencies in ms, as the anchors' `stats.py` does.
+fn emit_latencies(section: &str, item: &str, mut ms: Vec<f64>, run: u32) {
+    if ms.is_empty() {
+        return;
+    }
+    ms.sort_by(f64::total_cmp);
+    let n = ms.len();
+    let median = if n % 2 == 1 {
+        ms[n / 2]
+    } else {
+        (ms[n / 2 - 1] + ms[n / 2]) / 2.0
+    };
+    let p99 = ms[((0.99 * n as f64).ceil() as usize).clamp(1, n) - 1];
+    emit(section, item, "median_ms", median, run);
+    emit(section, item, "p99_ms", p99, run);
+    emit(
+        section,
+        item,
+        "mean_ms",
+        ms.iter().sum::<f64>() / n as f64,
+        run,
+    );
+}
+
+/// Resident set size now and at its peak (kB from /proc/self/status), in MiB.
+fn rss_mib() -> (f64, f64) {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = |key: &str| {
+        s.lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (kb("VmRSS:") / 1024.0, kb("VmHWM:") / 1024.0)
+}
+
+fn open(dir: &Path, manifest: &str) -> Result<Catalog, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::write(
+        dir.join("outfall.toml"),
+        format!("allow_outside_paths = true\n{manifest}"),
+    )
+    .map_err(|e| format!("{}: {e}", dir.display()))?;
+    Catalog::open(dir).map_err(|e| e.to_string())
+}
+
+/// The 6k source keys parcels by `LOC_ID`; the 100k copies repeat it, so they use `pid`.
+fn parcels_manifest(path: &Path, id_field: &str) -> String {
+    format!(
+        "[[layer]]\nrole = \"parcels\"\npath = {:?}\nid_field = {id_field:?}\n",
+        path.display().to_string()
+    )
+}
+
+fn coordinate_bytes(cat: &Catalog) -> f64 {
+    use geo::CoordsIter;
+    let n: usize = cat
+        .layers
+        .iter()
+        .flat_map(|l| &l.features)
+        .map(|f| f.geometry.coords_count())
+        .sum();
+    n as f64 * 16.0
+}
+
+fn bench_load(a: &Args, work: &Path) -> Result<(), String> {
+    let items = [
+        (
+            "bellingham_6k",
+            a.real
+                .join("massgis-bellingham-parcels/bellingham_ma_parcels_fy2026.geojson"),
+            "LOC_ID",
+        ),
+        ("parcels_100k", a.gen.join("parcels_100k.geojson"), "pid"),
+    ];
+    for (item, path, id_field) in items {
+        let (rss0, _) = rss_mib();
+        let t = Instant::now();
+        let cat = open(&work.join(item), &parcels_manifest(&path, id_field))?;
+        emit("load", item, "wall_s", t.elapsed().as_secs_f64(), a.run);
+        let (rss1, _) = rss_mib();
+        let coord = coordinate_bytes(&cat);
+        emit("memory", item, "coord_mib", coord / 1048576.0, a.run);
+        emit("memory", item, "rss_delta_mib", rss1 - rss0, a.run);
+        emit(
+            "memory",
+            item,
+            "rss_per_coord_byte",
+            (rss1 - rss0) * 1048576.0 / coord,
+            a.run,
+        );
+    }
+    Ok(())
+}
+
+/// The anchors' site-check data set: both networks, the CA 303(d) lines and polygons, and the
+/// 3 disturbance polygons of each of the 1,000 sites. The rules are the ones under which
+/// Outfall answers the anchors' question (see the side-by-side notes): a 2.5 km search, no
+/// trace limit, and any overlap within 100 m counts as a match.
+pub fn site_manifest(real: &Path, gen: &Path) -> String {
+    let p = |rel: &str| format!("{:?}", real.join(rel).display().to_string());
+    format!(
+        "[rules]\nsearch_radius_m = 2500.0\ntrace_limit_km = 10000.0\nimpaired_match_m = 100.0\nimpaired_match_share = 1e-9\n\
+         [[layer]]\nrole = \"flowlines\"\npath = {}\nid_field = \"COMID\"\nname_field = \"GNIS_NAME\"\n\
+         [[layer]]\nrole = \"flowlines\"\npath = {}\nid_field = \"COMID\"\nname_field = \"GNIS_NAME\"\n\
+         [[layer]]\nrole = \"impaired\"\npath = {}\nid_field = \"wbid\"\nname_field = \"wbname\"\ncauses_field = \"pollutant\"\n\
+         [[layer]]\nrole = \"impaired\"\npath = {}\nid_field = \"wbid\"\nname_field = \"wbname\"\ncauses_field = \"pollutant\"\n\
+         [[layer]]\nrole = \"disturbance\"\npath = {:?}\nsite_field = \"site_id\"\n",
+        p("nhdplusv2-new-hope-nc/new_hope_flowlines.geojson"),
+        p("nhdplusv2-walker-creek-ca/walker_flowlines.geojson"),
+        p("ca-303d-2014-2016/ca_303d_2014_2016_lines.geojson"),
+        p("ca-303d-2014-2016/ca_303d_2014_2016_polygons.geojson"),
+        gen.join("disturbance.geojson").display().to_string(),
+    )
+}
+
+fn bench_site(a: &Args, work: &Path) -> Result<(), String> {
+    let cat = open(&work.join("site"), &site_manifest(&a.real, &a.gen))?;
+    let n = cat.sites.len() / 2;
+    if n == 0 {
+        return Err("no sites in disturbance.geojson".into());
+    }
+    let ids: Vec<String> = (1..=2 * n).map(|i| i.to_string()).collect();
+    let mut answers = Vec::new();
+    for id in &ids {
+        // Warm-up pass, which also records the answers for the agreement check.
+        let r = check_site(&cat, id).map_err(|e| format!("site {id}: {e}"))?;
+        answers.push(json!({"site_id": id, "acres": r.disturbance.total_acres,
+            "entry": r.entry.reach_id, "trace": r.downstream.len(),
+            "first_impaired": r.first_impaired.as_ref().map(|i| i.reach_id.clone())}));
+    }
+    let mut ms = vec![Vec::new(), Vec::new()];
+    for (i, id) in ids.iter().enumerate() {
+        let t = Instant::now();
+        let r = check_site(&cat, id);
+        ms[i / n].push(t.elapsed().as_secs_f64() * 1e3);
+        std::hint::black_box(r.ok());
+    }
+    let [nh, wk]: [Vec<f64>; 2] = ms.try_into().expect("two networks");
+    emit_latencies("site", "full_newhope", nh, a.run);
+    emit_latencies("site", "full_walker", wk, a.run);
+    let out = work.join("outfall_answers.json");
+    std::fs::write(&out, Value::Array(answers).to_string())
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(())
+}
+
+/// The anchors' tile list: every WebMercatorQuad tile of z14..z16 over the Bellingham extent.
+fn tile_list(gen: &Path) -> Result<Vec<TileId>, String> {
+    let path = gen.join("tiles.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for t in v["tiles"].as_array().into_iter().flatten() {
+        let g = |k: &str| t[k].as_u64().unwrap_or(0) as u32;
+        for x in g("x0")..=g("x1") {
+            for y in g("y0")..=g("y1") {
+                out.extend(TileId::new(g("z") as u8, x, y));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn bench_tiles(a: &Args, work: &Path) -> Result<(), String> {
+    let cat = open(
+        &work.join("parcels_100k"),
+        &parcels_manifest(&a.gen.join("parcels_100k.geojson"), "pid"),
+    )?;
+    let layer = cat.layer(Role::Parcels).ok_or("no parcels layer")?;
+    let tiles = tile_list(&a.gen)?;
+    // The anchors' 5 attributes.
+    let keep = ["pid", "LOC_ID", "MAP_PAR_ID", "USE_CODE", "SITE_ADDR"];
+    let attrs: Vec<Map<String, Value>> = layer
+        .features
+        .iter()
+        .map(|f| {
+            keep.iter()
+                .filter_map(|k| f.properties.get(*k).map(|v| (k.to_string(), v.clone())))
+                .collect()
+        })
+        .collect();
+    let mut ms = Vec::new();
+    let mut bytes = [0usize; 3];
+    let t_all = Instant::now();
+    for pass in 0..2 {
+        for &tid in &tiles {
+            let t = Instant::now();
+            let rect = tid.bounds_with_buffer_lonlat(BUFFER_PX, EXTENT);
+            let hits: Vec<usize> = layer.query(rect).collect();
+            let tile = encode_layer(
+                tid,
+                "parcels",
+                hits.iter()
+                    .map(|&i| (i as u64, &layer.features[i].geometry, &attrs[i])),
+            );
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+            if pass == 0 {
+                bytes[(tid.z as usize).saturating_sub(14).min(2)] += tile.map_or(0, |b| b.len());
+            }
+        }
+    }
+    emit(
+        "tiles",
+        "c1",
+        "per_s",
+        ms.len() as f64 / t_all.elapsed().as_secs_f64(),
+        a.run,
+    );
+    emit_latencies("tiles", "c1", ms, a.run);
+    for (i, b) in bytes.iter().enumerate() {
+        emit(
+            "tiles_info",
+            &format!("z{}", 14 + i),
+            "bytes",
+            *b as f64,
+            a.run,
+        );
+    }
+    Ok(())
+}
+
+/// The scale probe: load one (large) parcels file in a fresh process, report the load time, the
+/// resident memory against the coordinate bytes, and the latency of checking 200 parcels.
+fn bench_scale(a: &Args, work: &Path) -> Result<(), String> {
+    let path = a
+        .parcels
+        .as_ref()
+        .ok_or("--what scale needs --parcels FILE")?;
+    let item = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let (rss0, _) = rss_mib();
+    let t = Instant::now();
+    let cat = open(&work.join("scale"), &parcels_manifest(path, "pid"))?;
+    emit("scale", &item, "load_s", t.elapsed().as_secs_f64(), a.run);
+    let (rss1, hwm) = rss_mib();
+    let coord = coordinate_bytes(&cat);
+    emit(
+        "scale",
+        &item,
+        "features",
+        cat.layers[0].features.len() as f64,
+        a.run,
+    );
+    emit("scale", &item, "coord_mib", coord / 1048576.0, a.run);
+    emit("scale", &item, "rss_mib", rss1 - rss0, a.run);
+    emit("scale", &item, "peak_rss_mib", hwm, a.run);
+    emit(
+        "scale",
+        &item,
+        "rss_per_coord_byte",
+        (rss1 - rss0) * 1048576.0 / coord,
+        a.run,
+    );
+    let layer = cat.layer(Role::Parcels).ok_or("no parcels layer")?;
+    let step = (layer.features.len() / 200).max(1);
+    let mut ms = Vec::new();
+    for f in layer.features.iter().step_by(step) {
+        let t = Instant::now();
+        let r = outfall::screening::check_parcel(&cat, &f.id);
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+        std::hint::black_box(r.ok());
+    }
+    emit_latencies("scale", &format!("{item}_check_parcel"), ms, a.run);
+    Ok(())
+}
+
+fn main() {
+    let a = match args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("outfall-bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let work = std::env::temp_dir().join(format!("outfall-bench-{}", std::process::id()));
+    let mut failed = false;
+    for w in a.what.clone() {
+        let r = match w.as_str() {
+            "load" => bench_load(&a, &work),
+            "site" => bench_site(&a, &work),
+            "tiles" => bench_tiles(&a, &work),
+            "scale" => bench_scale(&a, &work),
+            other => Err(format!(
+                "unknown benchmark '{other}' (load, site, tiles, scale)"
+            )),
+        };
+        if let Err(e) = r {
+            eprintln!("outfall-bench {w}: {e}");
+            failed = true;
+        }
+    }
+    if let Ok(keep) = std::env::var("OUTFALL_BENCH_KEEP") {
+        let _ = std::fs::rename(work.join("outfall_answers.json"), keep);
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    if failed {
+        std::process::exit(1);
+    }
+}
