@@ -721,3 +721,86 @@ fn a_token_is_never_logged() {
     let secret = tok.rsplit('_').next().expect("secret");
     assert!(!log.contains(secret), "the token's secret is in the log");
 }
+
+/// The officer's logbook and hand-entered rain drive the inspection calendar of (9)(a)[2]:
+/// an inspection recorded through the API restarts the site's 7-day cycle and answers the
+/// storm it follows, and a storm entered by hand puts the site on the due list.
+fn logbook_and_rain_drive_the_due_list(e: &Env) {
+    let due = |as_of: &str| e.get(&format!("/inspections/due?as_of={as_of}")).json;
+    let site = |list: &Value, id: &str| {
+        list["sites"]
+            .as_array()
+            .and_then(|a| a.iter().find(|s| s["site_id"] == id).cloned())
+    };
+    let before = due("2026-11-30");
+    let s01 = site(&before, "S01").expect("S01 (active, Condition A/C) owes inspections");
+    assert_eq!(s01["urgency"], "overdue");
+    assert!(s01["last_inspection"].is_null());
+    // The inspector logs Sunday's inspection (the day of the 0.55 in storm).
+    let r = e.call(
+        "POST",
+        "/sites/S01/inspections",
+        Some(&e.inspector),
+        None,
+        Some(json!({"date": "2026-11-29", "inspector": "Ivy Inspector",
+                    "findings": "silt fence down at the north outlet",
+                    "corrective_actions": "reset the silt fence", "corrective_due": "2026-12-01"})),
+    );
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    let after = due("2026-11-30");
+    let s01 = site(&after, "S01").expect("S01 still listed");
+    assert_eq!(s01["last_inspection"], "2026-11-29", "{s01}");
+    let items = s01["items"].as_array().cloned().unwrap_or_default();
+    // The next weekly inspection counts from the logged one, not from the phase start.
+    let cycle = items.iter().find(|i| i["kind"] == "cycle");
+    assert!(
+        cycle.is_none_or(|c| c["due"] == "2026-12-06"),
+        "the 7-day cycle restarts at the logged inspection: {s01}"
+    );
+    assert!(
+        !items
+            .iter()
+            .any(|i| i["kind"] == "storm" && i["storm"]["date"] == "2026-11-29"),
+        "an inspection on the storm day answers that storm: {s01}"
+    );
+    // A storm the officer enters by hand puts the site back on the list with a 24-hour deadline.
+    let r = e.call(
+        "POST",
+        "/rainfall",
+        Some(&e.officer),
+        None,
+        Some(json!({"date": "2026-12-02", "rain_in": 0.9})),
+    );
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    let later = due("2026-12-03");
+    let s01 = site(&later, "S01").expect("S01 listed after the storm");
+    assert!(
+        s01["items"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|i| i["kind"] == "storm"
+                && i["storm"]["date"] == "2026-12-02"
+                && i["due"] == "2026-12-03")),
+        "the hand-entered 0.9 in storm is due within 24 hours: {s01}"
+    );
+    // The public may read the list but not log an inspection.
+    let r = e.call(
+        "POST",
+        "/sites/S01/inspections",
+        None,
+        None,
+        Some(json!({"date": "2026-11-30", "inspector": "x", "findings": "", "corrective_actions": ""})),
+    );
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+}
+
+#[test]
+fn gpkg_logbook_and_rain_drive_the_due_list() {
+    logbook_and_rain_drive_the_due_list(&gpkg());
+}
+
+#[test]
+fn postgis_logbook_and_rain_drive_the_due_list() {
+    if let Some(e) = postgis() {
+        logbook_and_rain_drive_the_due_list(&e);
+    }
+}

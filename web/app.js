@@ -390,8 +390,9 @@ async function runCheck(upload, drawn, linkData) {
     const view = contextBbox(box, shown, report);
     if (view) fitBbox(state.map, view, { maxZoom: 16 });
   }
-  // A link carries GeoJSON text only: a binary file or a chosen CRS cannot be replayed from it.
-  const text = typeof upload.body === "string" && !upload.crs ? upload.body : null;
+  // A link carries GeoJSON text only: a zip, KML or GeoPackage, or a chosen CRS, cannot be
+  // replayed from it.
+  const text = linkText(upload);
   const data = linkData || (text != null ? await encodeCheck(text) : null);
   if (token !== state.token) return;
   if (data) setLink(linkFor("check", data));
@@ -400,6 +401,18 @@ async function runCheck(upload, drawn, linkData) {
     : "This check is too large to put in a link; save the file to share it.");
   focusReport();
   outfall.lastReport = report;
+}
+
+/** The GeoJSON text of an upload for its permalink, or null when it is not GeoJSON. */
+function linkText(upload) {
+  if (upload.crs) return null;
+  if (typeof upload.body === "string") return upload.body;
+  if (!/json/.test(upload.contentType || "")) return null;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(upload.body);
+  } catch {
+    return null;
+  }
 }
 
 /** The upload's disturbance in WGS84 as the server read it (its GeoJSON export), or null. */

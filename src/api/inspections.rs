@@ -34,20 +34,33 @@ fn records(st: &AppState) -> ApiResult<(Vec<Inspection>, Vec<RainfallDay>)> {
     }
 }
 
-fn due_list(st: &AppState, as_of: NaiveDate) -> ApiResult<DueList> {
-    let (inspections, manual_rain) = records(st)?;
-    let reports = st
-        .catalog
-        .sites
-        .iter()
-        .filter_map(|s| st.reports.get(&s.id));
-    Ok(calendar::due_list_for(
-        &st.catalog,
-        reports,
-        &inspections,
-        &manual_rain,
-        as_of,
-    ))
+/// Worked out on the blocking pool: the registry's reads (SQLite, PostgreSQL) block.
+async fn due_list(st: &AppState, as_of: NaiveDate) -> ApiResult<DueList> {
+    let st = st.clone();
+    let deadline = st.limits.work_timeout;
+    super::limits::blocking(
+        deadline,
+        move || {
+            let (inspections, manual_rain) = records(&st)?;
+            let reports = st
+                .catalog
+                .sites
+                .iter()
+                .filter_map(|s| st.reports.get(&s.id));
+            Ok(calendar::due_list_for(
+                &st.catalog,
+                reports,
+                &inspections,
+                &manual_rain,
+                as_of,
+            ))
+        },
+        || ApiError::Unavailable {
+            detail: "the due list did not finish in time".into(),
+            retry_after_secs: Some(1),
+        },
+    )
+    .await
 }
 
 /// `GET /inspections/due?as_of=YYYY-MM-DD`
@@ -59,7 +72,7 @@ pub async fn due(
     State(st): State<AppState>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
-    let list = due_list(&st, as_of(&q)?)?;
+    let list = due_list(&st, as_of(&q)?).await?;
     Ok(([NO_CACHE], Json(list)).into_response())
 }
 
@@ -72,7 +85,7 @@ pub async fn day_sheet(
     State(st): State<AppState>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
-    let list = due_list(&st, as_of(&q)?)?;
+    let list = due_list(&st, as_of(&q)?).await?;
     let m = &st.catalog.manifest;
     Ok((
         [NO_CACHE],
