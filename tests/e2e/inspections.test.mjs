@@ -4,46 +4,23 @@
 // Run: OUTFALL_URL=http://127.0.0.1:18981 node --test tests/e2e/inspections.test.mjs
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { root, artifacts, BASE, TIMEOUT, noServer as skip, launchBrowser } from "./browser.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..", "..");
-const artifacts = path.join(root, "tests", "artifacts");
-const require = createRequire(path.join(root, "web", "package.json"));
-
-const BASE = (process.env.OUTFALL_URL || "").replace(/\/+$/, "");
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const TIMEOUT = 60_000;
 const AS_OF = "2026-11-30";
-
-const skip = !BASE ? "OUTFALL_URL is not set (the Makefile starts `outfall serve` and sets it)" : false;
 
 describe("inspections due view", { skip, timeout: 5 * TIMEOUT }, () => {
   let context;
   let page;
-  let userDir;
+  let close;
   let due;
   const errors = [];
 
   before(async () => {
-    const { chromium } = require("playwright-core");
-    fs.mkdirSync(artifacts, { recursive: true });
     const res = await fetch(`${BASE}/inspections/due?as_of=${AS_OF}`);
     assert.equal(res.status, 200);
     due = await res.json();
-    userDir = fs.mkdtempSync(path.join(os.tmpdir(), "outfall-e2e-insp-"));
-    context = await chromium.launchPersistentContext(userDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      reducedMotion: "reduce",
-      args: ["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-        "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update"],
-    });
+    ({ context, close } = await launchBrowser("outfall-e2e-insp-", { width: 1280, height: 900 }));
     page = context.pages()[0] || (await context.newPage());
     page.setDefaultTimeout(TIMEOUT);
     page.on("pageerror", (err) => errors.push(String(err && err.stack || err)));
@@ -53,8 +30,7 @@ describe("inspections due view", { skip, timeout: 5 * TIMEOUT }, () => {
   });
 
   after(async () => {
-    if (context) await context.close();
-    if (userDir) fs.rmSync(userDir, { recursive: true, force: true });
+    if (close) await close();
   });
 
   test("the due list after the demo's storm shows each storm and its deadline", async () => {

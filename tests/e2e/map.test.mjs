@@ -3,21 +3,10 @@
 // screenshots go to tests/artifacts/. Run: OUTFALL_URL=http://127.0.0.1:18961 node --test tests/e2e/
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..", "..");
-const artifacts = path.join(root, "tests", "artifacts");
-const require = createRequire(path.join(root, "web", "package.json"));
-
-const BASE = (process.env.OUTFALL_URL || "").replace(/\/+$/, "");
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const TIMEOUT = 60_000;
-const skip = !BASE ? "OUTFALL_URL is not set (the Makefile starts `outfall serve` and sets it)" : false;
+import { artifacts, BASE, TIMEOUT, noServer as skip, launchBrowser } from "./browser.mjs";
 
 async function getJSON(p) {
   const res = await fetch(BASE + p, { headers: { Accept: "application/json" } });
@@ -27,26 +16,15 @@ async function getJSON(p) {
 
 describe("map for planners", { skip, timeout: 8 * TIMEOUT }, () => {
   let context;
-  let userDir;
+  let close;
   const errors = [];
 
   before(async () => {
-    const { chromium } = require("playwright-core");
-    fs.mkdirSync(artifacts, { recursive: true });
-    userDir = fs.mkdtempSync(path.join(os.tmpdir(), "outfall-map-e2e-"));
-    context = await chromium.launchPersistentContext(userDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1366, height: 768 },
-      reducedMotion: "reduce",
-      args: ["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--disable-gpu",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    ({ context, close } = await launchBrowser("outfall-map-e2e-", { width: 1366, height: 768 }));
   });
 
   after(async () => {
-    if (context) await context.close();
-    if (userDir) fs.rmSync(userDir, { recursive: true, force: true });
+    if (close) await close();
   });
 
   /** A fresh page at `hash` with the viewer ready; page errors are collected. */

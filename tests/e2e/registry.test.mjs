@@ -5,21 +5,15 @@
 // Port: REGISTRY_E2E_PORT (default 18971). Needs target/release/outfall and Debian chromium.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { root, CHROMIUM, TIMEOUT, launchBrowser } from "./browser.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..", "..");
-const require = createRequire(path.join(root, "web", "package.json"));
 const BIN = path.join(root, "target", "release", "outfall");
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const PORT = Number(process.env.REGISTRY_E2E_PORT || 18971);
 const BASE = `http://127.0.0.1:${PORT}`;
-const TIMEOUT = 60_000;
 const skip = !fs.existsSync(BIN) ? "target/release/outfall is not built"
   : !fs.existsSync(CHROMIUM) ? "chromium is not installed" : false;
 
@@ -32,7 +26,7 @@ async function waitUp() {
 }
 
 describe("officer edits in the viewer", { skip, timeout: 5 * TIMEOUT }, () => {
-  let dir, server, context, userDir, token;
+  let dir, server, context, close, token;
   const pageErrors = [];
 
   before(async () => {
@@ -46,18 +40,13 @@ describe("officer edits in the viewer", { skip, timeout: 5 * TIMEOUT }, () => {
     assert.match(token, /^ofl_[0-9a-f]+_[0-9a-f]+$/);
     server = spawn(BIN, ["serve", "--data", dir, "--bind", `127.0.0.1:${PORT}`, "--web", path.join(root, "web")], { stdio: "ignore" });
     await waitUp();
-    const { chromium } = require("playwright-core");
-    userDir = fs.mkdtempSync(path.join(os.tmpdir(), "outfall-registry-chrome-"));
-    context = await chromium.launchPersistentContext(userDir, {
-      executablePath: CHROMIUM, headless: true, viewport: { width: 1280, height: 900 }, reducedMotion: "reduce",
-      args: ["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-    });
+    ({ context, close } = await launchBrowser("outfall-registry-chrome-", { width: 1280, height: 900 }));
   });
 
   after(async () => {
-    if (context) await context.close();
+    if (close) await close();
     if (server) server.kill("SIGTERM");
-    for (const d of [dir, userDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   async function openViewer() {

@@ -6,22 +6,11 @@
 // Run: OUTFALL_URL=http://127.0.0.1:18951 node --test tests/e2e/uploads.test.mjs
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { root, artifacts, BASE, TIMEOUT, noServer as skip, launchBrowser } from "./browser.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..", "..");
 const fixtures = path.join(root, "tests", "fixtures", "uploads");
-const artifacts = path.join(root, "tests", "artifacts");
-const require = createRequire(path.join(root, "web", "package.json"));
-
-const BASE = (process.env.OUTFALL_URL || "").replace(/\/+$/, "");
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const TIMEOUT = 60_000;
-const skip = !BASE ? "OUTFALL_URL is not set (the Makefile starts `outfall serve` and sets it)" : false;
 
 // S01 of the demo (Route 31 retail pad): 3.864 acres, drains to Mud Creek.
 const S01_ACRES = 3.864;
@@ -29,27 +18,14 @@ const S01_ACRES = 3.864;
 describe("uploads in engineers' formats", { skip, timeout: 5 * TIMEOUT }, () => {
   let context;
   let page;
-  let userDir;
+  let close;
   const pageErrors = [];
   const consoleErrors = [];
   // The 422 asking for a coordinate system is provoked on purpose.
   const expected = [/status of 422/];
 
   before(async () => {
-    const { chromium } = require("playwright-core");
-    fs.mkdirSync(artifacts, { recursive: true });
-    userDir = fs.mkdtempSync(path.join(os.tmpdir(), "outfall-e2e-up-"));
-    context = await chromium.launchPersistentContext(userDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 800 },
-      reducedMotion: "reduce",
-      args: [
-        "--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-        "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync",
-      ],
-    });
+    ({ context, close } = await launchBrowser("outfall-e2e-up-", { width: 1280, height: 800 }));
     page = context.pages()[0] || (await context.newPage());
     page.setDefaultTimeout(TIMEOUT);
     page.on("pageerror", (err) => pageErrors.push(String((err && err.stack) || err)));
@@ -64,8 +40,7 @@ describe("uploads in engineers' formats", { skip, timeout: 5 * TIMEOUT }, () => 
   });
 
   after(async () => {
-    if (context) await context.close();
-    if (userDir) fs.rmSync(userDir, { recursive: true, force: true });
+    if (close) await close();
   });
 
   /** Uploads a file and waits for the report that the server answered with. */

@@ -4,22 +4,8 @@
 // (installed in web/node_modules; no browser download).
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..", "..");
-const artifacts = path.join(root, "tests", "artifacts");
-const require = createRequire(path.join(root, "web", "package.json"));
-
-const BASE = (process.env.OUTFALL_URL || "").replace(/\/+$/, "");
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const TIMEOUT = 60_000;
-
-const skip = !BASE ? "OUTFALL_URL is not set (the Makefile starts `outfall serve` and sets it)" : false;
+import { artifacts, BASE, TIMEOUT, noServer as skip, launchBrowser } from "./browser.mjs";
 
 async function getJSON(p) {
   const res = await fetch(BASE + p, { headers: { Accept: "application/json" } });
@@ -28,10 +14,9 @@ async function getJSON(p) {
 }
 
 describe("web viewer", { skip, timeout: 5 * TIMEOUT }, () => {
-  let chromium;
   let context;
   let page;
-  let userDir;
+  let close;
   const consoleErrors = [];
   const pageErrors = [];
   // Console errors we provoke on purpose (the 422 of a bad upload) are allowed here.
@@ -42,31 +27,10 @@ describe("web viewer", { skip, timeout: 5 * TIMEOUT }, () => {
   let activeSites;
 
   before(async () => {
-    ({ chromium } = require("playwright-core"));
-    fs.mkdirSync(artifacts, { recursive: true });
-    userDir = fs.mkdtempSync(path.join(os.tmpdir(), "outfall-e2e-"));
     config = await getJSON("/config");
     collections = new Set(((await getJSON("/collections")).collections || []).map((c) => String(c.id)));
     activeSites = (await getJSON("/sites?status=active")).sites || [];
-    context = await chromium.launchPersistentContext(userDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 800 },
-      // MapLibre jumps instead of animating: less software-GL work on a 2-core machine.
-      reducedMotion: "reduce",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--use-angle=swiftshader",
-        "--enable-unsafe-swiftshader",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    ({ context, close } = await launchBrowser("outfall-e2e-", { width: 1280, height: 800 }));
     page = context.pages()[0] || (await context.newPage());
     page.setDefaultTimeout(TIMEOUT);
     page.on("console", (msg) => {
@@ -93,8 +57,7 @@ describe("web viewer", { skip, timeout: 5 * TIMEOUT }, () => {
         await page.screenshot({ path: path.join(artifacts, "viewer-final.png") });
       } catch { /* browser gone */ }
     }
-    if (context) await context.close();
-    if (userDir) fs.rmSync(userDir, { recursive: true, force: true });
+    if (close) await close();
   });
 
   test("the map loads the demo with its sources", async () => {

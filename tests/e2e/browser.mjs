@@ -1,0 +1,44 @@
+// What every browser test shares: where the repository is, the server under test, and Debian's
+// chromium launched the way that works on a headless 2-core machine (SwiftShader for MapLibre's
+// WebGL; no background networking, which a closed network refuses). Not a test file itself.
+import { createRequire } from "node:module";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const artifacts = path.join(root, "tests", "artifacts");
+export const BASE = (process.env.OUTFALL_URL || "").replace(/\/+$/, "");
+export const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+export const TIMEOUT = 60_000;
+/** Why a suite that needs the demo server skips, or false. */
+export const noServer = !BASE ? "OUTFALL_URL is not set (scripts/e2e.sh starts `outfall serve` and sets it)" : false;
+
+const require = createRequire(path.join(root, "web", "package.json"));
+
+/**
+ * Chromium in a new profile folder at `viewport`, with reduced motion (MapLibre jumps instead
+ * of animating: less software-GL work). `close()` ends it and removes the folder.
+ */
+export async function launchBrowser(prefix, viewport) {
+  const { chromium } = require("playwright-core");
+  fs.mkdirSync(artifacts, { recursive: true });
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const context = await chromium.launchPersistentContext(userDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport,
+    reducedMotion: "reduce",
+    args: [
+      "--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+      "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync",
+    ],
+  });
+  const close = async () => {
+    await context.close();
+    fs.rmSync(userDir, { recursive: true, force: true });
+  };
+  return { context, close };
+}
