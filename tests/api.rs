@@ -7,22 +7,11 @@ use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use http_body_util::BodyExt;
 use outfall::api::{app, AppState};
-use outfall::Catalog;
 use serde_json::Value;
-use std::sync::{Arc, OnceLock};
 use tower::ServiceExt;
 
 fn state() -> AppState {
-    static STATE: OnceLock<AppState> = OnceLock::new();
-    STATE
-        .get_or_init(|| {
-            let cat = Catalog::open(&common::demo_dir()).expect("demo loads");
-            AppState::new(
-                Arc::new(cat),
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web"),
-            )
-        })
-        .clone()
+    common::demo_state()
 }
 
 struct Resp {

@@ -10,25 +10,14 @@ use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use http_body_util::BodyExt;
 use outfall::api::{app, serve, AppState, Limits, ServeOptions, MAX_UPLOAD_VERTICES};
-use outfall::Catalog;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use tower::ServiceExt;
 
 fn state() -> AppState {
-    static STATE: OnceLock<AppState> = OnceLock::new();
-    STATE
-        .get_or_init(|| {
-            let cat = Catalog::open(&common::demo_dir()).expect("demo loads");
-            AppState::new(
-                Arc::new(cat),
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web"),
-            )
-        })
-        .clone()
+    common::demo_state()
 }
 
 fn limits(work_ms: u64, body_ms: u64, checks: usize) -> Limits {

@@ -9,27 +9,16 @@ use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use http_body_util::BodyExt;
 use outfall::api::{app, AppState};
-use outfall::Catalog;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
 use tower::ServiceExt;
 
 /// S01 (Route 31 retail pad) in data/clay/README.md: 3.864 acres, first receiving water Mud Creek.
 const S01_ACRES: f64 = 3.864;
 
 fn state() -> AppState {
-    static STATE: OnceLock<AppState> = OnceLock::new();
-    STATE
-        .get_or_init(|| {
-            let cat = Catalog::open(&common::demo_dir()).expect("demo loads");
-            AppState::new(
-                Arc::new(cat),
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web"),
-            )
-        })
-        .clone()
+    common::demo_state()
 }
 
 fn fixture(name: &str) -> Vec<u8> {
