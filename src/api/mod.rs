@@ -4,6 +4,7 @@
 mod error;
 mod extract;
 mod features;
+mod geojson_write;
 mod html;
 mod inspections;
 mod limits;

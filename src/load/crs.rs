@@ -14,6 +14,8 @@ pub struct Reprojector {
     /// Where the CRS is meant to be used (west, south, east, north in degrees), when PROJ
     /// knows it (authority codes; an ESRI .prj usually carries none).
     pub area_of_use: Option<[f64; 4]>,
+    /// The CRS as PROJ was given it, to build the same pipeline for another thread.
+    source: Option<String>,
 }
 
 /// Names that mean "already WGS84 lon/lat" (NAD83 geographic is within a metre of it; the
@@ -33,6 +35,7 @@ impl Reprojector {
             crs: "EPSG:4326".into(),
             proj: None,
             area_of_use: None,
+            source: None,
         }
     }
 
@@ -59,7 +62,22 @@ impl Reprojector {
             crs: short(crs),
             proj: Some(proj),
             area_of_use,
+            source: Some(crs.to_string()),
         })
+    }
+
+    /// What a worker thread needs to build its own copy: a PROJ handle cannot be shared
+    /// between threads, so each parallel loader makes one from this.
+    pub fn recipe(&self) -> Option<String> {
+        self.source.clone()
+    }
+
+    /// The reprojector `recipe` describes (`path` names the layer in an error).
+    pub fn from_recipe(path: &Path, recipe: Option<&str>) -> Result<Self> {
+        match recipe {
+            None => Ok(Reprojector::lonlat()),
+            Some(c) => Reprojector::new(path, c),
+        }
     }
 
     /// Reprojects in place; PROJ errors (points outside the CRS's domain) become `Err(reason)`.

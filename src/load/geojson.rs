@@ -7,6 +7,7 @@ use super::{check_geometry, feature_id, Feature, Raw, Refused, Reprojector};
 use crate::config::LayerConfig;
 use crate::error::{Error, Result};
 use geojson::GeometryValue;
+use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -76,22 +77,43 @@ pub(super) fn parse(text: &str, path: &Path, cfg: &LayerConfig, upload: bool) ->
         None => Reprojector::lonlat(),
     };
     let mut columns = BTreeSet::new();
-    let items = features
-        .into_iter()
-        .enumerate()
-        .map(|(i, f)| {
-            if let Some(props) = f.get("properties").and_then(Value::as_object) {
-                columns.extend(props.keys().cloned());
-            }
-            convert(f, i, cfg, &reproject)
-        })
-        .collect();
+    for f in &features {
+        if let Some(props) = f.get("properties").and_then(Value::as_object) {
+            columns.extend(props.keys().cloned());
+        }
+    }
+    let items = convert_all(features, path, cfg, &reproject)?;
     Ok(Raw {
         items,
         crs: reproject.crs.clone(),
         area_of_use: reproject.area_of_use,
         columns: columns.into_iter().collect(),
     })
+}
+
+/// Converts every feature on every core, in file order (an indexed collect keeps it). Each
+/// worker builds its own reprojector: a PROJ handle cannot cross threads.
+fn convert_all(
+    features: Vec<Value>,
+    path: &Path,
+    cfg: &LayerConfig,
+    reproject: &Reprojector,
+) -> Result<Vec<std::result::Result<Feature, Refused>>> {
+    let recipe = reproject.recipe();
+    features
+        .into_par_iter()
+        .enumerate()
+        // Long runs per worker, so few reprojectors are built.
+        .with_min_len(1024)
+        .map_init(
+            || Reprojector::from_recipe(path, recipe.as_deref()),
+            |r, (i, f)| match r {
+                Ok(r) => Ok(convert(f, i, cfg, r)),
+                // The same CRS was built once already; should PROJ refuse it again, say so.
+                Err(e) => Err(Error::format(path, e.to_string())),
+            },
+        )
+        .collect()
 }
 
 /// Only authority codes and OGC URNs: anything else (a PROJ string like `+init=FILE`) could

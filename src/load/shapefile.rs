@@ -11,6 +11,7 @@
 use super::{check_geometry, feature_id, Feature, Raw, Refused, Reprojector};
 use crate::config::LayerConfig;
 use crate::error::{Error, Result};
+use rayon::prelude::*;
 use serde_json::{Map, Value};
 use shapefile::dbase::FieldValue;
 use shapefile::ReadableShape;
@@ -88,12 +89,14 @@ pub(super) fn read_bytes(
     let mut dbf_reader = shapefile::dbase::Reader::new(std::io::Cursor::new(dbf))
         .map_err(|e| Error::layer(path, role, format!("cannot read {dbf_name}: {e}")))?;
     let mut attributes = dbf_reader.iter_records();
-    let mut items = Vec::with_capacity(records.len());
+    // Reading records stays in file order on this thread; turning shapes into checked WGS84
+    // geometry (the costly part) then runs on every core.
+    let mut items: Vec<Pending> = Vec::with_capacity(records.len());
     for (i, &(start, len)) in records.iter().enumerate() {
         let record = match attributes.next() {
             Some(Ok(r)) => r,
             Some(Err(e)) => {
-                items.push(Err(Refused::new(
+                items.push(Pending::Done(Refused::new(
                     format!("#{}", i + 1),
                     format!("record {} of {dbf_name} is unreadable: {e}", i + 1),
                 )));
@@ -114,7 +117,7 @@ pub(super) fn read_bytes(
         let id = feature_id(&properties, cfg.id_field.as_deref(), None, i);
         let content = &shp[start + 8..start + 8 + len];
         if let Err(why) = counts_fit(content) {
-            items.push(Err(Refused {
+            items.push(Pending::Done(Refused {
                 feature: id,
                 reason: format!(
                     "record {} of {shp_name} (byte {start}) is corrupt: {why}",
@@ -128,7 +131,7 @@ pub(super) fn read_bytes(
             match shapefile::Shape::read_from(&mut std::io::Cursor::new(content), len as i32) {
                 Ok(s) => s,
                 Err(e) => {
-                    items.push(Err(Refused {
+                    items.push(Pending::Done(Refused {
                         feature: id,
                         reason: format!(
                             "record {} of {shp_name} (byte {start}) is corrupt: {}",
@@ -140,14 +143,37 @@ pub(super) fn read_bytes(
                     continue;
                 }
             };
-        items.push(convert(shape, id, properties, reproject));
+        items.push(Pending::Shape(shape, id, properties));
     }
+    let recipe = reproject.recipe();
+    let items = items
+        .into_par_iter()
+        // Long runs per worker, so few reprojectors are built.
+        .with_min_len(1024)
+        .map_init(
+            || Reprojector::from_recipe(path, recipe.as_deref()),
+            |r, item| match (item, r) {
+                (Pending::Done(refused), _) => Ok(Err(refused)),
+                (Pending::Shape(shape, id, properties), Ok(r)) => {
+                    Ok(convert(shape, id, properties, r))
+                }
+                // The same CRS was built once already; should PROJ refuse it again, say so.
+                (Pending::Shape(..), Err(e)) => Err(Error::layer(path, role, e.to_string())),
+            },
+        )
+        .collect::<Result<Vec<_>>>()?;
     Ok(Raw {
         items,
         crs: reproject.crs.clone(),
         area_of_use: reproject.area_of_use,
         columns: table.columns,
     })
+}
+
+/// A record read in file order: refused already, or a shape still to convert.
+enum Pending {
+    Done(Refused),
+    Shape(shapefile::Shape, String, Map<String, Value>),
 }
 
 /// A shapefile crate error in plain words (never Rust debug text).
