@@ -56,6 +56,10 @@ enum Command {
         /// Batch output file (default: standard output)
         #[arg(long)]
         out: Option<PathBuf>,
+        /// The site registry to read the sites from: a .gpkg file, postgres://..., or none
+        /// (default: the data folder's registry.gpkg when it exists, else the site files)
+        #[arg(long)]
+        registry: Option<String>,
     },
     /// Print the rulebook: every rule, its clause, the law's words and the settings it reads.
     Rules {
@@ -95,6 +99,10 @@ enum Command {
     Sites {
         #[arg(long)]
         data: PathBuf,
+        /// The site registry to read the sites from: a .gpkg file, postgres://..., or none
+        /// (default: the data folder's registry.gpkg when it exists, else the site files)
+        #[arg(long)]
+        registry: Option<String>,
     },
     /// Serve the map, OGC API Features, tiles and site reports over HTTP.
     Serve {
@@ -187,8 +195,9 @@ fn main() -> anyhow::Result<()> {
             json,
             format,
             out,
+            registry,
         } => {
-            let catalog = load(&data)?;
+            let (catalog, _live) = load_current(&data, registry.as_deref())?;
             let outfall_point = match outfall.as_deref() {
                 Some(s) => Some(
                     parse_point(s).with_context(|| format!("--outfall '{s}' is not 'lon,lat'"))?,
@@ -267,27 +276,15 @@ fn main() -> anyhow::Result<()> {
             json,
             registry,
         } => {
-            let files = Arc::new(load(&data)?);
             let as_of = match as_of.as_deref() {
                 Some(s) => outfall::calendar::parse_as_of(s)?,
                 None => chrono::Local::now().date_naive(),
             };
-            // The registry is the town's live record: its sites, logbook and hand-entered
-            // rain. Only an existing registry is read; this command never creates one.
-            let live = match registry.as_deref() {
-                Some(spec) => open_registry(&data, Some(spec), files.clone())?,
-                None if data.join(outfall::registry::GPKG_FILE).exists() => {
-                    open_registry(&data, None, files.clone())?
-                }
-                None => None,
-            };
-            let (catalog, inspections, rain) = match &live {
-                Some(live) => (
-                    live.snapshot().catalog.clone(),
-                    live.registry.inspections()?,
-                    live.registry.rainfall()?,
-                ),
-                None => (files, Vec::new(), Vec::new()),
+            let (catalog, live) = load_current(&data, registry.as_deref())?;
+            // The registry's logbook and the officer's hand-entered rain.
+            let (inspections, rain) = match &live {
+                Some(live) => (live.registry.inspections()?, live.registry.rainfall()?),
+                None => (Vec::new(), Vec::new()),
             };
             let reports = catalog
                 .sites
@@ -302,12 +299,13 @@ fn main() -> anyhow::Result<()> {
                 emit(&list.to_text(&catalog.manifest.clauses.inspections))
             }
         }
-        Command::Sites { data } => {
-            let catalog = load(&data)?;
+        Command::Sites { data, registry } => {
+            let (catalog, _live) = load_current(&data, registry.as_deref())?;
+            let mut text = String::new();
             for s in &catalog.sites {
                 let r = screening::check_site(&catalog, &s.id)?;
-                println!(
-                    "{:<8} {:<40} {:>8.2} ac  peak {:>6.2}  {}",
+                text += &format!(
+                    "{:<8} {:<40} {:>8.2} ac  peak {:>6.2}  {}\n",
                     s.id,
                     s.name.as_deref().unwrap_or(""),
                     r.disturbance.total_acres,
@@ -315,7 +313,8 @@ fn main() -> anyhow::Result<()> {
                     r.site.status.as_deref().unwrap_or("")
                 );
             }
-            Ok(())
+            // A closed pipe (`outfall sites | head`) ends the listing, not the process.
+            emit(&text)
         }
         Command::Serve {
             data,
@@ -422,6 +421,29 @@ fn main() -> anyhow::Result<()> {
 /// The live registry `--registry` names (seeded from the file layers on first run), or
 /// `None` to serve the files read-only: when asked (`none`), or when the default file cannot
 /// be created because the data folder is read-only.
+/// The data set as the town's record has it. With a registry (the one given, else the data
+/// folder's registry.gpkg when it exists) its sites and phases replace the site files', so a
+/// command sees the officer's edits. Only an existing registry is read; a command never
+/// creates one.
+fn load_current(
+    data: &Path,
+    registry: Option<&str>,
+) -> anyhow::Result<(Arc<Catalog>, Option<Arc<outfall::registry::Live>>)> {
+    let files = Arc::new(load(data)?);
+    let live = match registry {
+        Some(spec) => open_registry(data, Some(spec), files.clone())?,
+        None if data.join(outfall::registry::GPKG_FILE).exists() => {
+            open_registry(data, None, files.clone())?
+        }
+        None => None,
+    };
+    let catalog = match &live {
+        Some(live) => live.snapshot().catalog.clone(),
+        None => files,
+    };
+    Ok((catalog, live))
+}
+
 fn open_registry(
     data: &Path,
     spec: Option<&str>,

@@ -804,3 +804,52 @@ fn postgis_logbook_and_rain_drive_the_due_list() {
         logbook_and_rain_drive_the_due_list(&e);
     }
 }
+
+/// The command line reads the same record as the map: after the officer activates S11 and
+/// records its approval through the API, `outfall sites` and `outfall check` show it, and
+/// `--registry none` still reads the files as they were.
+#[test]
+fn the_command_line_reads_the_registry() {
+    let e = gpkg();
+    let read = e.get("/sites/S11");
+    assert_eq!(read.status, StatusCode::OK, "{}", read.json);
+    let change = json!({"status": "active", "swppp_approval": {"date": "2026-11-30", "reference": "SWPPP-2026-099"}});
+    let r = e.call(
+        "PATCH",
+        "/sites/S11",
+        Some(&e.officer),
+        Some(&etag(&read)),
+        Some(change),
+    );
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_outfall"))
+            .args(args)
+            .arg("--data")
+            .arg(e.dir.path())
+            .output()
+            .expect("outfall runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let line = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("S11 "))
+            .map(String::from)
+            .unwrap_or_default()
+    };
+    assert!(
+        line(&run(&["sites"])).ends_with("active"),
+        "{}",
+        run(&["sites"])
+    );
+    let report: Value =
+        serde_json::from_str(&run(&["check", "--site", "S11", "--json"])).expect("JSON report");
+    assert_eq!(report["site"]["status"], "active");
+    assert_eq!(report["site"]["approved_swppp"], true);
+    assert!(line(&run(&["sites", "--registry", "none"])).ends_with("planned"));
+}
