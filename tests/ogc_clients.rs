@@ -5,45 +5,8 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_server() -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_outfall"))
-        .args(["serve", "--data"])
-        .arg(common::demo_dir())
-        .args(["--bind", "127.0.0.1:0", "--web"])
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/web"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start outfall serve");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("server prints its URL");
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .expect("URL in the first line")
-        .trim_end_matches('/')
-        .to_string();
-    Server { child, url }
-}
+use std::process::Command;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -105,7 +68,7 @@ print(json.dumps({
 #[test]
 fn owslib_reads_landing_api_collections_items_and_one_feature() {
     let Some(py) = python() else { return };
-    let server = start_server();
+    let server = common::start_demo_server();
     let out = run(Command::new(&py)
         .args(["-c", OWSLIB_SCRIPT])
         .arg(format!("{}/", server.url)));
@@ -136,7 +99,7 @@ fn owslib_reads_landing_api_collections_items_and_one_feature() {
 #[test]
 fn the_openapi_document_validates() {
     let Some(py) = python() else { return };
-    let server = start_server();
+    let server = common::start_demo_server();
     let out = run(Command::new(&py).args([
         "-c",
         "import json,sys,urllib.request\n\
@@ -169,7 +132,7 @@ fn camptocamp_ogc_client_reads_collections_items_and_the_tileset() {
     ) else {
         return;
     };
-    let server = start_server();
+    let server = common::start_demo_server();
     let out = run(Command::new("node").arg(&script).arg(&server.url));
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     let cat = demo();
@@ -228,7 +191,7 @@ fn gdal_copies_a_collection_to_geopackage_and_opens_one_collection() {
     if !gdal_available() {
         return;
     }
-    let server = start_server();
+    let server = common::start_demo_server();
     let cat = demo();
     let impaired = cat.collection("impaired").unwrap().features.len();
     assert!(impaired > 0, "the 303(d) table matches demo waters");

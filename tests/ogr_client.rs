@@ -3,44 +3,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_server() -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_outfall"))
-        .args(["serve", "--data"])
-        .arg(common::demo_dir())
-        .args(["--bind", "127.0.0.1:0", "--web"])
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/web"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start outfall serve");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("server prints its URL");
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .expect("URL in the first line")
-        .trim_end_matches('/')
-        .to_string();
-    Server { child, url }
-}
+use std::process::Command;
 
 fn gdal_available() -> bool {
     let ok = Command::new("ogrinfo")
@@ -72,7 +35,7 @@ fn gdal_reads_every_collection_and_a_bbox_subset() {
     if !gdal_available() {
         return;
     }
-    let server = start_server();
+    let server = common::start_demo_server();
     let cat = outfall::Catalog::open(&common::demo_dir()).unwrap();
     let ds = format!("OAPIF:{}/", server.url);
     let listing = run(Command::new("ogrinfo").args(["-ro", "-q", &ds]));

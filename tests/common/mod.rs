@@ -77,3 +77,43 @@ pub fn demo_state() -> outfall::api::AppState {
         })
         .clone()
 }
+
+/// `outfall serve` over the demo on a free loopback port, stopped when dropped. It reads the
+/// site files (`--registry none`): the client tests only read, and must never create or seed
+/// a registry in the repository's demo folder while other tests read it.
+pub struct DemoServer {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl Drop for DemoServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn start_demo_server() -> DemoServer {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_outfall"))
+        .args(["serve", "--registry", "none", "--data"])
+        .arg(demo_dir())
+        .args(["--bind", "127.0.0.1:0", "--web"])
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/web"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start outfall serve");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("server prints its URL");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("URL in the first line")
+        .trim_end_matches('/')
+        .to_string();
+    DemoServer { child, url }
+}
