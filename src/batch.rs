@@ -44,7 +44,7 @@ pub fn read_items(path: &Path, catalog: &Catalog) -> Result<Vec<Item>> {
         for (i, f) in features.into_iter().enumerate() {
             let id = ["site_id", "id"]
                 .iter()
-                .find_map(|k| f.properties.get(*k).and_then(value_text))
+                .find_map(|k| f.properties.text(k))
                 .unwrap_or_else(|| format!("feature-{}", i + 1));
             match groups.iter_mut().find(|g| g.0 == id) {
                 Some(g) => g.1.push(f),

@@ -503,7 +503,7 @@ fn check_sites(catalog: &Catalog) -> Vec<LoadProblem> {
                 continue;
             }
             if !parcels.is_empty() {
-                for pid in crate::load::split_list(f.properties.get(parcel_col)) {
+                for pid in crate::load::split_list(f.properties.get(parcel_col).as_ref()) {
                     if !parcels.iter().any(|l| l.get(&pid).is_some()) {
                         out.push(problem(
                             &f.id,
@@ -512,7 +512,7 @@ fn check_sites(catalog: &Catalog) -> Vec<LoadProblem> {
                     }
                 }
             }
-            let Some(text) = f.properties.get(outfall_col).and_then(value_text) else {
+            let Some(text) = f.properties.text(outfall_col) else {
                 continue;
             };
             let Some(point) = crate::load::parse_point(&text) else {
@@ -570,7 +570,7 @@ fn collect_sites(layers: &[Layer]) -> Result<Vec<Site>> {
             continue;
         }
         for (i, f) in d.features.iter().enumerate() {
-            if let Some(s) = f.properties.get(sf).and_then(value_text) {
+            if let Some(s) = f.properties.text(sf) {
                 if !by_site.contains_key(&s) {
                     order.push(s.clone());
                 }
@@ -594,7 +594,7 @@ fn collect_sites(layers: &[Layer]) -> Result<Vec<Site>> {
                 sites.push(Site {
                     id: f.id.clone(),
                     name: sl.name_of(f),
-                    attributes: f.properties.clone(),
+                    attributes: f.properties.to_map(),
                     boundary: Some(f.geometry.clone()),
                     disturbance: by_site.get(&f.id).cloned().unwrap_or_default(),
                 });

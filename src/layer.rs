@@ -2,7 +2,7 @@
 //! impaired-waters list that is a table. Built once at load, read by every request.
 
 use crate::config::LayerConfig;
-use crate::load::{self, value_text, Feature, LoadProblem, Row, SourceInfo};
+use crate::load::{self, Feature, LoadProblem, Row, SourceInfo};
 use geo::BoundingRect;
 use geo_types::{Geometry, Rect};
 use rstar::primitives::{GeomWithData, Rectangle};
@@ -79,12 +79,11 @@ impl Layer {
         self.config
             .name_field
             .as_deref()
-            .and_then(|n| f.properties.get(n))
-            .and_then(value_text)
+            .and_then(|n| f.properties.text(n))
     }
 
     pub fn text(&self, f: &Feature, field: Option<&str>) -> Option<String> {
-        field.and_then(|n| f.properties.get(n)).and_then(value_text)
+        field.and_then(|n| f.properties.text(n))
     }
 
     pub fn bbox(&self) -> Option<Rect<f64>> {

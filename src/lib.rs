@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod area;
+pub mod attributes;
 pub mod batch;
 pub mod calendar;
 pub mod catalog;

@@ -48,8 +48,7 @@ pub fn phases_from_features<'a>(
 ) -> Vec<Phase> {
     let mut phases: Vec<Phase> = Vec::new();
     for f in features {
-        let text =
-            |field: Option<&str>| field.and_then(|n| f.properties.get(n)).and_then(value_text);
+        let text = |field: Option<&str>| field.and_then(|n| f.properties.text(n));
         let name = text(phase_field).unwrap_or_else(|| "1".into());
         let start = text(start_field).and_then(|s| area::parse_date(&s));
         let end = text(end_field).and_then(|s| area::parse_date(&s));
@@ -136,7 +135,7 @@ impl Subject {
         let phases = phases_from_features(features, Some("phase"), Some("start"), Some("end"));
         let attributes = features
             .first()
-            .map(|f| f.properties.clone())
+            .map(|f| f.properties.to_map())
             .unwrap_or_default();
         Subject {
             kind: SubjectKind::Drawn,

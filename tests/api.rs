@@ -302,7 +302,7 @@ async fn sites_list_filters_by_status_and_reports_match_the_cli() {
     let want: Vec<&str> = sites_layer
         .features
         .iter()
-        .filter(|f| f.properties["status"] == "active")
+        .filter(|f| f.properties.get("status").is_some_and(|s| s == "active"))
         .map(|f| f.id.as_str())
         .collect();
     assert_eq!(ids, want);

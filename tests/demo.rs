@@ -221,7 +221,7 @@ fn the_demo_parcels_come_from_state_plane_feet_and_land_in_clay() {
     );
     // Each parcel's own ACRES column (geodesic, from the generator) agrees with ours.
     for f in &parcels.features {
-        let theirs = f.properties["ACRES"].as_f64().unwrap();
+        let theirs = f.properties.get("ACRES").and_then(|v| v.as_f64()).unwrap();
         let ours = outfall::area::area_acres(&geo_types::MultiPolygon(outfall::area::polygons_of(
             &f.geometry,
         )));

@@ -5,7 +5,7 @@ mod common;
 
 use common::{dataset, real};
 use geo_types::{polygon, Geometry, Point};
-use outfall::load::{value_text, Feature};
+use outfall::load::Feature;
 use outfall::screening::{check, Subject};
 use outfall::waters::causes_matching;
 use outfall::{Catalog, Role, Rules};
@@ -44,7 +44,7 @@ fn site_at_headwater(cat: &Catalog, comid: &str) -> Subject {
     let feat = Feature {
         id: format!("site-{comid}"),
         geometry: Geometry::Polygon(poly),
-        properties: Map::new(),
+        properties: Map::new().into(),
     };
     Subject::ad_hoc(&format!("site-{comid}"), &[feat], None)
 }
@@ -186,7 +186,7 @@ fn a_site_far_from_any_water_gets_a_finding_not_an_error() {
         &[Feature {
             id: "far".into(),
             geometry: Geometry::Polygon(far),
-            properties: Map::new(),
+            properties: Map::new().into(),
         }],
         None,
     );
@@ -256,10 +256,7 @@ fn attains_layers_load_with_causes_from_per_cause_columns() {
         // Exactly the units ATTAINS flags as impaired.
         for f in &with_causes {
             assert_eq!(
-                f.properties
-                    .get("isimpaired")
-                    .and_then(value_text)
-                    .as_deref(),
+                f.properties.text("isimpaired").as_deref(),
                 Some("Y"),
                 "{}",
                 f.id

@@ -144,11 +144,16 @@ async fn datetime_filters_dated_layers_and_refuses_bad_values() {
         .features
         .iter()
         .filter(|f| {
-            let d = |k: &str| f.properties.get(k).and_then(|v| v.as_str()).unwrap_or("");
+            let d = |k: &str| {
+                f.properties
+                    .get(k)
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default()
+            };
             let (s, e) = (d("start"), d("end"));
             (!s.is_empty() || !e.is_empty())
-                && (s.is_empty() || s <= day)
-                && (e.is_empty() || e >= day)
+                && (s.is_empty() || s.as_str() <= day)
+                && (e.is_empty() || e.as_str() >= day)
         })
         .map(|f| f.id.clone())
         .collect();

@@ -20,7 +20,7 @@ fn tiny_site(x: f64, y: f64) -> Subject {
         &[Feature {
             id: "probe".into(),
             geometry: Geometry::Polygon(p),
-            properties: Map::new(),
+            properties: Map::new().into(),
         }],
         None,
     )

@@ -8,7 +8,7 @@ use super::negotiate::{check_query, wants_html};
 use super::{ApiError, ApiResult, AppState};
 use crate::catalog::Layer;
 use crate::config::Role;
-use crate::load::{value_text, Feature};
+use crate::load::Feature;
 use crate::period::Period;
 use axum::extract::State;
 use axum::http::{header, HeaderMap};
@@ -210,7 +210,7 @@ pub async fn collection(
 /// Properties served for a feature: the source attributes plus what Outfall worked out
 /// (a reach's impairment, a disturbance polygon's site status).
 pub(super) fn served_properties(st: &AppState, layer: &Layer, index: usize) -> Map<String, Value> {
-    let mut props = layer.features[index].properties.clone();
+    let mut props = layer.features[index].properties.to_map();
     props.extend(derived_properties(st, layer, index));
     props
 }
@@ -289,8 +289,7 @@ pub(super) fn derived_properties(st: &AppState, layer: &Layer, index: usize) -> 
                 .config
                 .site_field
                 .as_deref()
-                .and_then(|s| f.properties.get(s))
-                .and_then(value_text);
+                .and_then(|s| f.properties.text(s));
             if let Some(status) = site
                 .and_then(|s| st.reports.get(&s))
                 .and_then(|r| r.site.status.clone())

@@ -8,10 +8,12 @@
 
 use super::features::derived_properties;
 use super::AppState;
+use crate::attributes::Properties;
 use crate::catalog::Layer;
 use geo_types::{Coord, Geometry, LineString, Polygon};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The page around the features, its keys in the order a sorted map writes them.
@@ -96,49 +98,22 @@ impl Serialize for FeatureRef<'_> {
     }
 }
 
-/// The stored attributes with the derived ones laid over them, in sorted key order (both
-/// maps are sorted, so this is a merge; a derived value wins over a stored one).
+/// The stored attributes with the derived ones laid over them, in sorted key order: the
+/// stored values are already compact JSON, so the object is written as bytes and handed to
+/// serde_json as a raw value.
 struct MergedProps<'a> {
-    stored: &'a Map<String, Value>,
+    stored: &'a Properties,
     derived: &'a Map<String, Value>,
 }
 
 impl Serialize for MergedProps<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let overlap = self
-            .derived
-            .keys()
-            .filter(|k| self.stored.contains_key(*k))
-            .count();
-        let mut m = s.serialize_map(Some(self.stored.len() + self.derived.len() - overlap))?;
-        let mut a = self.stored.iter().peekable();
-        let mut b = self.derived.iter().peekable();
-        loop {
-            match (a.peek(), b.peek()) {
-                (Some((ka, va)), Some((kb, vb))) => match ka.as_str().cmp(kb.as_str()) {
-                    std::cmp::Ordering::Less => {
-                        m.serialize_entry(ka, va)?;
-                        a.next();
-                    }
-                    std::cmp::Ordering::Greater => {
-                        m.serialize_entry(kb, vb)?;
-                        b.next();
-                    }
-                    std::cmp::Ordering::Equal => {
-                        m.serialize_entry(kb, vb)?;
-                        a.next();
-                        b.next();
-                    }
-                },
-                (Some((k, v)), None) | (None, Some((k, v))) => {
-                    m.serialize_entry(k, v)?;
-                    a.next();
-                    b.next();
-                }
-                (None, None) => break,
-            }
-        }
-        m.end()
+        let mut text = Vec::with_capacity(1024);
+        self.stored.write_json(self.derived, &mut text);
+        let text = String::from_utf8(text).map_err(serde::ser::Error::custom)?;
+        RawValue::from_string(text)
+            .map_err(serde::ser::Error::custom)?
+            .serialize(s)
     }
 }
 

@@ -261,7 +261,7 @@ fn application(
     let mut polygons = Vec::new();
     let mut disturbance = Vec::new();
     for (n, f) in features.iter().enumerate() {
-        let text = |k: &str| f.properties.get(k).and_then(crate::load::value_text);
+        let text = |k: &str| f.properties.text(k);
         for key in ["start", "end"] {
             if let Some(d) = text(key) {
                 if crate::area::parse_date(&d).is_none() {
@@ -277,7 +277,7 @@ fn application(
             continue;
         }
         polygons.extend(ps);
-        let mut properties = f.properties.clone();
+        let mut properties = f.properties.to_map();
         for k in ["phase", "start", "end", "site_id", "dist_id"] {
             properties.remove(k);
         }

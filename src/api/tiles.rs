@@ -262,8 +262,9 @@ pub async fn tileset(
         .map(|f| {
             served_properties(&st, layer, 0)
                 .keys()
+                .map(String::as_str)
                 .chain(f.properties.keys())
-                .map(|k| (k.clone(), Value::String("".into())))
+                .map(|k| (k.to_string(), Value::String("".into())))
                 .collect()
         })
         .unwrap_or_default();

@@ -527,7 +527,8 @@ fn tmdl_of(layer: &crate::layer::Layer, f: &crate::load::Feature) -> TmdlWatersh
                 .config
                 .stormwater_field
                 .as_deref()
-                .and_then(|s| f.properties.get(s)),
+                .and_then(|s| f.properties.get(s))
+                .as_ref(),
         ),
         via: None,
         distance_m: None,

@@ -2,54 +2,82 @@
 //! overrides it. Positions are checked on the raw JSON (2 or 3 finite numbers) before the
 //! geojson crate sees them, so a malformed position is a problem naming its feature, not a
 //! panic.
+//!
+//! The file is streamed: serde_json reads it through a buffer and hands over each feature's
+//! text, and batches of features are converted on every core while the next batch is read.
+//! No value tree of the whole file is built, so the peak memory stays near the result's.
 
-use super::{check_geometry, feature_id, Feature, Raw, Refused, Reprojector};
+use super::{check_geometry, feature_id_from, Feature, Raw, Refused, Reprojector};
+use crate::attributes::{encode_raw, Keys, Properties};
 use crate::config::LayerConfig;
 use crate::error::{Error, Result};
 use geojson::GeometryValue;
 use rayon::prelude::*;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+/// Features read before a batch is handed to the converters: large enough to keep both cores
+/// busy, small enough that the raw text in flight stays a few MB.
+const BATCH_FEATURES: usize = 4096;
+const BATCH_BYTES: usize = 16 << 20;
 
 pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    parse(&text, path, cfg, false)
+    let open = || -> Result<_> {
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        Ok(serde_json::Deserializer::from_reader(
+            std::io::BufReader::with_capacity(1 << 20, file),
+        ))
+    };
+    parse_with(|| open(), path, cfg, false)
 }
 
 /// Parses GeoJSON text (a file's, or an uploaded body's) into checked WGS84 features. An
 /// upload (`upload`) may name its legacy `crs` only as an EPSG code or an OGC URN.
 pub(super) fn parse(text: &str, path: &Path, cfg: &LayerConfig, upload: bool) -> Result<Raw> {
-    let doc: Value = serde_json::from_str(text)
-        .map_err(|e| Error::format(path, format!("not valid GeoJSON: {e}")))?;
-    let Value::Object(mut top) = doc else {
-        return Err(Error::format(
-            path,
-            "not valid GeoJSON: the top level is not an object",
-        ));
-    };
-    let kind = top
+    parse_with(
+        || Ok(serde_json::Deserializer::from_str(text)),
+        path,
+        cfg,
+        upload,
+    )
+}
+
+/// Reads the document once, converting features with the CRS known when the `features`
+/// array starts; should a legacy `crs` member come after the features and name another
+/// CRS, the document is read again with it.
+fn parse_with<'de, R: serde_json::de::Read<'de>>(
+    open: impl Fn() -> Result<serde_json::Deserializer<R>>,
+    path: &Path,
+    cfg: &LayerConfig,
+    upload: bool,
+) -> Result<Raw> {
+    let mut doc = stream(open()?, path, cfg, upload, None)?;
+    let kind = doc
+        .top
         .get("type")
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let features: Vec<Value> = match kind.as_str() {
-        "FeatureCollection" => match top.remove("features") {
-            Some(Value::Array(a)) => a,
-            _ => {
+    let single = match kind.as_str() {
+        "FeatureCollection" => {
+            if !doc.features_array {
                 return Err(Error::format(
                     path,
                     "not valid GeoJSON: a FeatureCollection needs a `features` array",
-                ))
+                ));
             }
-        },
-        "Feature" => vec![Value::Object(top.clone())],
-        "Point" | "MultiPoint" | "LineString" | "MultiLineString" | "Polygon" | "MultiPolygon"
-        | "GeometryCollection" => {
-            vec![
-                serde_json::json!({"type": "Feature", "properties": {}, "geometry": Value::Object(top.clone())}),
-            ]
+            None
         }
+        "Feature" => Some(Value::Object(doc.top.clone())),
+        "Point" | "MultiPoint" | "LineString" | "MultiLineString" | "Polygon" | "MultiPolygon"
+        | "GeometryCollection" => Some(
+            serde_json::json!({"type": "Feature", "properties": {}, "geometry": Value::Object(doc.top.clone())}),
+        ),
         other => {
             return Err(Error::format(
                 path,
@@ -57,7 +85,7 @@ pub(super) fn parse(text: &str, path: &Path, cfg: &LayerConfig, upload: bool) ->
             ))
         }
     };
-    let legacy_crs = legacy_crs_name(&top);
+    let legacy_crs = legacy_crs_name(&doc.top);
     if upload {
         if let Some(c) = &legacy_crs {
             if !is_safe_crs_name(c) {
@@ -76,44 +104,336 @@ pub(super) fn parse(text: &str, path: &Path, cfg: &LayerConfig, upload: bool) ->
         Some(c) => Reprojector::new(path, c)?,
         None => Reprojector::lonlat(),
     };
-    let mut columns = BTreeSet::new();
-    for f in &features {
-        if let Some(props) = f.get("properties").and_then(Value::as_object) {
-            columns.extend(props.keys().cloned());
+    let converted = match single {
+        Some(f) => {
+            let text = f.to_string();
+            let raw: Box<RawValue> = serde_json::from_str(&text)
+                .map_err(|e| Error::format(path, format!("not valid GeoJSON: {e}")))?;
+            let mut keys = None;
+            let item = convert(&raw, 0, cfg, &reproject, &mut keys);
+            let mut out = Converted::default();
+            out.add(vec![item]);
+            out
         }
-    }
-    let items = convert_all(features, path, cfg, &reproject)?;
+        None => {
+            // A legacy `crs` after the features: they were read before it was known.
+            if doc.features_crs.as_ref() != Some(&crs) {
+                doc = stream(open()?, path, cfg, upload, Some(crs.clone()))?;
+            }
+            doc.converted.ok_or_else(|| {
+                Error::format(
+                    path,
+                    format!(
+                        "the CRS of {} could not be built on every core",
+                        reproject.crs
+                    ),
+                )
+            })?
+        }
+    };
     Ok(Raw {
-        items,
+        items: converted.items,
         crs: reproject.crs.clone(),
         area_of_use: reproject.area_of_use,
-        columns: columns.into_iter().collect(),
+        columns: converted.columns.into_iter().collect(),
     })
 }
 
-/// Converts every feature on every core, in file order (an indexed collect keeps it). Each
-/// worker builds its own reprojector: a PROJ handle cannot cross threads.
-fn convert_all(
-    features: Vec<Value>,
+/// What one reading of the document gave.
+struct Doc {
+    /// Every top-level member but `features`.
+    top: Map<String, Value>,
+    /// Whether `features` was an array.
+    features_array: bool,
+    /// The CRS the features were converted with (None: none known when they started);
+    /// None when there was no `features` array.
+    features_crs: Option<Option<String>>,
+    /// The converted features; None when a worker could not build the CRS.
+    converted: Option<Converted>,
+}
+
+#[derive(Default)]
+struct Converted {
+    items: Vec<std::result::Result<Feature, Refused>>,
+    /// Every attribute name of every feature (loaded or refused).
+    columns: BTreeSet<String>,
+}
+
+impl Converted {
+    fn add(&mut self, items: Vec<std::result::Result<Feature, Refused>>) {
+        let mut last: Option<Keys> = None;
+        for item in &items {
+            match item {
+                Ok(f) => {
+                    let keys = f.properties.schema();
+                    if last
+                        .as_ref()
+                        .is_some_and(|l| std::sync::Arc::ptr_eq(l, keys))
+                    {
+                        continue;
+                    }
+                    self.columns.extend(f.properties.keys().map(String::from));
+                    last = Some(keys.clone());
+                }
+                Err(r) => {
+                    if let Some(p) = &r.properties {
+                        self.columns.extend(p.keys().cloned());
+                    }
+                }
+            }
+        }
+        self.items.extend(items);
+    }
+}
+
+/// A batch of raw features for the converters, or the start of a new `features` array
+/// (a repeated member replaces the earlier one, as in a JSON map).
+enum Batch {
+    Start(Option<String>),
+    Features(usize, Vec<Box<RawValue>>),
+}
+
+/// One pass over the document. `crs`: the CRS to convert with (the second pass), else the
+/// manifest's or a legacy `crs` member seen before the features.
+fn stream<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
     path: &Path,
     cfg: &LayerConfig,
-    reproject: &Reprojector,
-) -> Result<Vec<std::result::Result<Feature, Refused>>> {
-    let recipe = reproject.recipe();
-    features
-        .into_par_iter()
-        .enumerate()
-        // Long runs per worker, so few reprojectors are built.
-        .with_min_len(1024)
-        .map_init(
-            || Reprojector::from_recipe(path, recipe.as_deref()),
-            |r, (i, f)| match r {
-                Ok(r) => Ok(convert(f, i, cfg, r)),
-                // The same CRS was built once already; should PROJ refuse it again, say so.
-                Err(e) => Err(Error::format(path, e.to_string())),
-            },
-        )
-        .collect()
+    upload: bool,
+    crs: Option<Option<String>>,
+) -> Result<Doc> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = sync_channel::<Batch>(1);
+        let converter = scope.spawn(move || convert_batches(rx, path, cfg));
+        let mut top = TopVisitor {
+            tx: Some(tx),
+            cfg,
+            upload,
+            forced: crs,
+            top: Map::new(),
+            is_object: false,
+            features_array: false,
+            features_crs: None,
+        };
+        let parsed = (&mut de).deserialize_any(&mut top).and_then(|_| de.end());
+        // Closing the channel ends the converter.
+        top.tx = None;
+        let converted = converter.join().ok().flatten();
+        parsed.map_err(|e| Error::format(path, format!("not valid GeoJSON: {e}")))?;
+        if !top.is_object {
+            return Err(Error::format(
+                path,
+                "not valid GeoJSON: the top level is not an object",
+            ));
+        }
+        Ok(Doc {
+            top: top.top,
+            features_array: top.features_array,
+            features_crs: top.features_crs,
+            converted,
+        })
+    })
+}
+
+/// Converts each batch as it comes, on every core, keeping file order.
+fn convert_batches(rx: Receiver<Batch>, path: &Path, cfg: &LayerConfig) -> Option<Converted> {
+    let mut out: Option<Converted> = None;
+    let mut recipe: Option<String> = None;
+    for batch in rx {
+        match batch {
+            Batch::Start(crs) => {
+                out = Some(Converted::default());
+                recipe = crs;
+            }
+            Batch::Features(first, raws) => {
+                let Some(done) = out.as_mut() else {
+                    continue;
+                };
+                let items: Option<Vec<_>> = raws
+                    .par_iter()
+                    .enumerate()
+                    // Long runs per worker, so few reprojectors are built.
+                    .with_min_len(512)
+                    .map_init(
+                        || (Reprojector::from_recipe(path, recipe.as_deref()), None),
+                        |(r, keys), (i, raw)| match r {
+                            Ok(r) => Some(convert(raw, first + i, cfg, r, keys)),
+                            // The caller builds the same CRS and reports why it fails.
+                            Err(_) => None,
+                        },
+                    )
+                    .collect();
+                match items {
+                    Some(items) => done.add(items),
+                    None => out = None,
+                }
+            }
+        }
+    }
+    out
+}
+
+struct TopVisitor<'a> {
+    tx: Option<SyncSender<Batch>>,
+    cfg: &'a LayerConfig,
+    upload: bool,
+    forced: Option<Option<String>>,
+    top: Map<String, Value>,
+    is_object: bool,
+    features_array: bool,
+    features_crs: Option<Option<String>>,
+}
+
+impl TopVisitor<'_> {
+    /// The CRS to convert the features with when their array starts.
+    fn features_start_crs(&self) -> Option<String> {
+        if let Some(forced) = &self.forced {
+            return forced.clone();
+        }
+        let legacy = legacy_crs_name(&self.top).filter(|c| !self.upload || is_safe_crs_name(c));
+        self.cfg.crs.clone().or(legacy)
+    }
+}
+
+impl<'de> Visitor<'de> for &mut TopVisitor<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a GeoJSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+        self.is_object = true;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "features" {
+                let crs = self.features_start_crs();
+                let tx = self.tx.clone();
+                let array = map.next_value_seed(FeaturesSeed {
+                    tx,
+                    crs: crs.clone(),
+                })?;
+                self.features_array = array;
+                self.features_crs = array.then_some(crs);
+                if !array {
+                    // A later non-array replaces an earlier array, as in a JSON map.
+                    self.top.remove("features");
+                }
+            } else {
+                let v: Value = map.next_value()?;
+                self.top.insert(key, v);
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        self.not_object();
+        Ok(())
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> std::result::Result<(), E> {
+        self.not_object();
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> std::result::Result<(), E> {
+        self.not_object();
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> std::result::Result<(), E> {
+        self.not_object();
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<(), E> {
+        self.not_object();
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> std::result::Result<(), E> {
+        self.not_object();
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<(), E> {
+        self.not_object();
+        Ok(())
+    }
+}
+
+impl TopVisitor<'_> {
+    fn not_object(&mut self) {
+        self.is_object = false;
+    }
+}
+
+/// The `features` member: an array is streamed to the converters in batches; anything else
+/// is read and ignored (the caller names it). Gives whether it was an array.
+struct FeaturesSeed {
+    tx: Option<SyncSender<Batch>>,
+    crs: Option<String>,
+}
+
+impl<'de> DeserializeSeed<'de> for FeaturesSeed {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FeaturesSeed {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a features array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<bool, A::Error> {
+        let send = |b: Batch| {
+            if let Some(tx) = &self.tx {
+                // The converter only stops early when the process is going down.
+                let _ = tx.send(b);
+            }
+        };
+        send(Batch::Start(self.crs.clone()));
+        let mut batch = Vec::new();
+        let mut bytes = 0;
+        let mut first = 0;
+        while let Some(raw) = seq.next_element::<Box<RawValue>>()? {
+            bytes += raw.get().len();
+            batch.push(raw);
+            if batch.len() >= BATCH_FEATURES || bytes >= BATCH_BYTES {
+                let n = batch.len();
+                send(Batch::Features(first, std::mem::take(&mut batch)));
+                first += n;
+                bytes = 0;
+            }
+        }
+        if !batch.is_empty() {
+            send(Batch::Features(first, batch));
+        }
+        Ok(true)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<bool, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(false)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> std::result::Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> std::result::Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> std::result::Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> std::result::Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<bool, E> {
+        Ok(false)
+    }
 }
 
 /// Only authority codes and OGC URNs: anything else (a PROJ string like `+init=FILE`) could
@@ -146,44 +466,185 @@ fn legacy_crs_name(top: &Map<String, Value>) -> Option<String> {
         .map(String::from)
 }
 
+/// A feature's members as read from its text (a repeated member: the last one).
+#[derive(Default)]
+struct RawFeature<'a> {
+    properties: Option<&'a RawValue>,
+    geometry: Option<&'a RawValue>,
+    id: Option<Value>,
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for RawFeature<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = RawFeature<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a feature")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<RawFeature<'a>, A::Error> {
+                let mut f = RawFeature::default();
+                while let Some(key) = map.next_key::<Key>()? {
+                    match &*key.0 {
+                        "properties" => f.properties = Some(map.next_value()?),
+                        "geometry" => f.geometry = Some(map.next_value()?),
+                        "id" => f.id = Some(map.next_value()?),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(f)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// A member name, borrowed from the text unless it has escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Key<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Key<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E: de::Error>(
+                self,
+                s: &'de str,
+            ) -> std::result::Result<Key<'a>, E> {
+                Ok(Key(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Key<'a>, E> {
+                Ok(Key(Cow::Owned(s.to_string())))
+            }
+        }
+        d.deserialize_str(V(std::marker::PhantomData))
+    }
+}
+
+/// A properties object's entries in file order; anything but an object has none.
+struct Entries<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Entries<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Entries<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("properties")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<Entries<'a>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    out.push((key.0, map.next_value()?));
+                }
+                Ok(Entries(out))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Entries<'a>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Entries(Vec::new()))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> std::result::Result<Entries<'a>, E> {
+                Ok(Entries(Vec::new()))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> std::result::Result<Entries<'a>, E> {
+                Ok(Entries(Vec::new()))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> std::result::Result<Entries<'a>, E> {
+                Ok(Entries(Vec::new()))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<Entries<'a>, E> {
+                Ok(Entries(Vec::new()))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> std::result::Result<Entries<'a>, E> {
+                Ok(Entries(Vec::new()))
+            }
+            fn visit_unit<E: de::Error>(self) -> std::result::Result<Entries<'a>, E> {
+                Ok(Entries(Vec::new()))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// The attributes of `raw` (a properties member) over the key list `keys` when it is this
+/// feature's (the usual case: every feature of a file has the same keys), else a new one.
+fn properties_of(raw: Option<&RawValue>, keys: &mut Option<Keys>) -> Properties {
+    let mut entries = raw
+        .and_then(|r| serde_json::from_str::<Entries>(r.get()).ok())
+        .map(|e| e.0)
+        .unwrap_or_default();
+    // Sorted by key, and of a repeated key the last, as a JSON map keeps it.
+    entries.reverse();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    entries.dedup_by(|later, earlier| later.0 == earlier.0);
+    let same = keys.as_ref().is_some_and(|k| {
+        k.len() == entries.len() && k.iter().zip(&entries).all(|(a, (b, _))| **a == **b)
+    });
+    if !same {
+        *keys = Some(entries.iter().map(|(k, _)| Box::from(&**k)).collect());
+    }
+    let keys = keys.clone().unwrap_or_else(|| Keys::from(Vec::new()));
+    let mut text = Vec::with_capacity(entries.iter().map(|(_, v)| v.get().len()).sum());
+    let mut ends = Vec::with_capacity(entries.len());
+    for (_, v) in &entries {
+        encode_raw(v, &mut text);
+        ends.push(text.len());
+    }
+    let mut start = 0;
+    let spans = ends.iter().enumerate().map(|(i, &end)| {
+        let s = &text[start..end];
+        start = end;
+        (i, s)
+    });
+    Properties::from_encoded(keys, spans)
+}
+
 fn convert(
-    f: Value,
+    raw: &RawValue,
     index: usize,
     cfg: &LayerConfig,
     reproject: &Reprojector,
+    keys: &mut Option<Keys>,
 ) -> std::result::Result<Feature, Refused> {
-    let properties = match f.get("properties") {
-        Some(Value::Object(p)) => p.clone(),
-        _ => Map::new(),
-    };
-    let native = match f.get("id") {
+    // A feature that is not an object has no members (as `Value::get` sees it).
+    let f: RawFeature = serde_json::from_str(raw.get()).unwrap_or_default();
+    let properties = properties_of(f.properties, keys);
+    let native = match &f.id {
         Some(Value::String(s)) => Some(s.clone()),
         Some(Value::Number(n)) => Some(n.to_string()),
         _ => None,
     };
-    let id = feature_id(&properties, cfg.id_field.as_deref(), native, index);
+    let id_value = cfg.id_field.as_deref().and_then(|k| properties.get(k));
+    let id = feature_id_from(id_value.as_ref(), native, index);
     let refuse = |reason: String| Refused {
         feature: id.clone(),
         reason,
-        properties: Some(properties.clone()),
+        properties: Some(properties.to_map()),
     };
-    let geometry = match f.get("geometry") {
-        None | Some(Value::Null) => return Err(refuse("no geometry (null)".into())),
+    let geometry = match f.geometry {
+        Some(g) if g.get().trim() != "null" => g,
+        _ => return Err(refuse("no geometry (null)".into())),
+    };
+    let mut geom = match fast_geometry(geometry) {
         Some(g) => g,
-    };
-    if let Err(r) = check_positions(geometry, 0) {
-        return Err(refuse(r));
-    }
-    let geometry = match serde_json::from_value::<geojson::Geometry>(geometry.clone()) {
-        Ok(g) => g,
-        Err(e) => return Err(refuse(format!("unreadable geometry: {e}"))),
-    };
-    if let Some(reason) = unclosed_ring(&geometry.value) {
-        return Err(refuse(reason));
-    }
-    let mut geom: geo_types::Geometry<f64> = match (&geometry.value).try_into() {
-        Ok(g) => g,
-        Err(e) => return Err(refuse(format!("unreadable geometry: {e}"))),
+        None => match slow_geometry(geometry) {
+            Ok(g) => g,
+            Err(r) => return Err(refuse(r)),
+        },
     };
     if let Err(r) = reproject.apply(&mut geom) {
         return Err(refuse(r));
@@ -195,6 +656,103 @@ fn convert(
             properties,
         }),
         Err(r) => Err(refuse(r)),
+    }
+}
+
+/// The checked path, through a value tree, that names what is wrong with a geometry.
+fn slow_geometry(raw: &RawValue) -> std::result::Result<geo_types::Geometry<f64>, String> {
+    let geometry: Value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+    check_positions(&geometry, 0)?;
+    let geometry = serde_json::from_value::<geojson::Geometry>(geometry)
+        .map_err(|e| format!("unreadable geometry: {e}"))?;
+    if let Some(reason) = unclosed_ring(&geometry.value) {
+        return Err(reason);
+    }
+    (&geometry.value)
+        .try_into()
+        .map_err(|e| format!("unreadable geometry: {e}"))
+}
+
+/// A position of 2 or 3 numbers (a third is kept only to compare ring ends).
+#[derive(Clone, Copy, PartialEq)]
+struct Position([f64; 3], bool);
+
+impl<'de> serde::Deserialize<'de> for Position {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Position;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("2 or 3 numbers")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut s: A,
+            ) -> std::result::Result<Position, A::Error> {
+                let x: f64 = s
+                    .next_element()?
+                    .ok_or_else(|| de::Error::custom("short"))?;
+                let y: f64 = s
+                    .next_element()?
+                    .ok_or_else(|| de::Error::custom("short"))?;
+                let z: Option<f64> = s.next_element()?;
+                if z.is_some() && s.next_element::<IgnoredAny>()?.is_some() {
+                    return Err(de::Error::custom("long"));
+                }
+                Ok(Position([x, y, z.unwrap_or(0.0)], z.is_some()))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FastGeometry<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow)]
+    coordinates: &'a RawValue,
+}
+
+/// Polygons and multipolygons with well-formed, closed rings read straight into geo types
+/// (the common case, without a value tree per vertex); None sends anything else to
+/// `slow_geometry`, whose answer for these would be the same.
+fn fast_geometry(raw: &RawValue) -> Option<geo_types::Geometry<f64>> {
+    let g: FastGeometry = serde_json::from_str(raw.get()).ok()?;
+    let polygon = |rings: Vec<Vec<Position>>| -> Option<geo_types::Polygon<f64>> {
+        let mut lines = Vec::with_capacity(rings.len());
+        for r in rings {
+            let closed = r.len() >= 4 && r.first() == r.last();
+            if !closed {
+                return None;
+            }
+            lines.push(geo_types::LineString(
+                r.iter()
+                    .map(|p| geo_types::Coord {
+                        x: p.0[0],
+                        y: p.0[1],
+                    })
+                    .collect(),
+            ));
+        }
+        let mut lines = lines.into_iter();
+        let exterior = lines.next()?;
+        Some(geo_types::Polygon::new(exterior, lines.collect()))
+    };
+    match &*g.kind {
+        "Polygon" => {
+            let rings: Vec<Vec<Position>> = serde_json::from_str(g.coordinates.get()).ok()?;
+            polygon(rings).map(geo_types::Geometry::Polygon)
+        }
+        "MultiPolygon" => {
+            let polys: Vec<Vec<Vec<Position>>> = serde_json::from_str(g.coordinates.get()).ok()?;
+            let polys: Option<Vec<_>> = polys.into_iter().map(polygon).collect();
+            Some(geo_types::Geometry::MultiPolygon(geo_types::MultiPolygon(
+                polys?,
+            )))
+        }
+        _ => None,
     }
 }
 
@@ -297,5 +855,32 @@ mod tests {
         assert!(p("[[-76.18],[-76.17,43.1]]").is_err());
         assert!(p(r#"[[-76.18,"x"],[-76.17,43.1]]"#).is_err());
         assert!(p("[-76.18,43.1]").is_err());
+    }
+
+    #[test]
+    fn the_fast_geometry_path_agrees_with_the_checked_one() {
+        for g in [
+            r#"{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]],[[0.1,0.1],[0.2,0.1],[0.2,0.2],[0.1,0.1]]]}"#,
+            r#"{"coordinates":[[[[0,0,5],[1,0],[1,1],[0,0,5]]]],"type":"MultiPolygon"}"#,
+        ] {
+            let raw: Box<RawValue> = serde_json::from_str(g).unwrap();
+            assert_eq!(
+                fast_geometry(&raw),
+                Some(slow_geometry(&raw).unwrap()),
+                "{g}"
+            );
+        }
+        // Unclosed (a z on one end only), short, bad or extra members: the checked path.
+        for g in [
+            r#"{"type":"Polygon","coordinates":[[[0,0,1],[1,0],[1,1],[0,0]]]}"#,
+            r#"{"type":"Polygon","coordinates":[[[0,0],[1,0],[0,0]]]}"#,
+            r#"{"type":"Polygon","coordinates":[[[0],[1,0],[1,1],[0]]]}"#,
+            r#"{"type":"Polygon","coordinates":[]}"#,
+            r#"{"type":"Polygon","bbox":[0,0,1,1],"coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}"#,
+            r#"{"type":"Polygon","type":"Point","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}"#,
+        ] {
+            let raw: Box<RawValue> = serde_json::from_str(g).unwrap();
+            assert_eq!(fast_geometry(&raw), None, "{g}");
+        }
     }
 }

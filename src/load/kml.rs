@@ -103,7 +103,7 @@ fn convert(p: Placemark<f64>, index: usize) -> std::result::Result<Feature, Refu
         Ok(geometry) => Ok(Feature {
             id,
             geometry,
-            properties,
+            properties: properties.into(),
         }),
         Err(r) => Err(refuse(r)),
     }

@@ -17,6 +17,7 @@ pub use crs::Reprojector;
 pub use table::read_table;
 pub use upload::{read_upload, sniff_format, Upload, UploadFormat, MAX_ZIP_MEMBERS};
 
+use crate::attributes::Properties;
 use crate::config::LayerConfig;
 use crate::error::{Error, Result};
 use geo::orient::{Direction, Orient};
@@ -32,7 +33,7 @@ use std::path::{Path, PathBuf};
 pub struct Feature {
     pub id: String,
     pub geometry: Geometry<f64>,
-    pub properties: Map<String, Value>,
+    pub properties: Properties,
 }
 
 /// Where a layer came from, so a report can be reproduced.
@@ -174,11 +175,11 @@ fn check_columns(path: &Path, cfg: &LayerConfig, columns: &[String]) -> Result<(
 }
 
 /// The site a disturbance feature belongs to, when its attributes could be read.
-fn site_of(cfg: &LayerConfig, props: Option<&Map<String, Value>>) -> Option<String> {
+fn site_of(cfg: &LayerConfig, site: Option<Value>) -> Option<String> {
     if cfg.role != crate::config::Role::Disturbance {
         return None;
     }
-    props?.get(cfg.site_field.as_deref()?).and_then(value_text)
+    site.as_ref().and_then(value_text)
 }
 
 /// A start or end date as written, when it is not a date `area::parse_date` reads exactly.
@@ -210,9 +211,9 @@ fn date_problems(cfg: &LayerConfig, f: &Feature) -> Vec<String> {
         let Some(v) = f.properties.get(column) else {
             continue;
         };
-        match date_problem(key, column, v) {
+        match date_problem(key, column, &v) {
             Some(p) => out.push(p),
-            None => dates[slot] = value_text(v).and_then(|t| crate::area::parse_date(&t)),
+            None => dates[slot] = value_text(&v).and_then(|t| crate::area::parse_date(&t)),
         }
     }
     if let [Some(start), Some(end)] = dates {
@@ -236,7 +237,10 @@ fn sort_items(
     for item in raw {
         match item {
             Ok(f) => {
-                let site = site_of(cfg, Some(&f.properties));
+                let site = site_of(
+                    cfg,
+                    cfg.site_field.as_deref().and_then(|k| f.properties.get(k)),
+                );
                 if cfg.role == crate::config::Role::Disturbance {
                     for reason in date_problems(cfg, &f) {
                         problems.push(LoadProblem {
@@ -253,13 +257,19 @@ fn sort_items(
                 refused += 1;
                 problems.push(LoadProblem {
                     path: label.to_string(),
-                    site: site_of(cfg, r.properties.as_ref()),
+                    site: site_of(
+                        cfg,
+                        cfg.site_field
+                            .as_deref()
+                            .and_then(|k| r.properties.as_ref()?.get(k).cloned()),
+                    ),
                     feature: r.feature,
                     reason: r.reason,
                 });
             }
         }
     }
+    crate::attributes::share_keys(&mut features, |f| &mut f.properties);
     (features, problems, refused)
 }
 
@@ -420,7 +430,8 @@ fn check_unique_ids(path: &Path, cfg: &LayerConfig, features: &[Feature]) -> Res
     Ok(())
 }
 
-/// Shapefiles hash their .shp, .dbf and .prj together; other files hash alone.
+/// Shapefiles hash their .shp, .dbf and .prj together; other files hash alone. Read in
+/// blocks, so a large file is never held whole.
 fn hash_files(path: &Path, ext: &str) -> Result<String> {
     let mut hasher = Sha256::new();
     let mut parts: Vec<PathBuf> = vec![path.to_path_buf()];
@@ -429,8 +440,8 @@ fn hash_files(path: &Path, ext: &str) -> Result<String> {
         parts.push(path.with_extension("prj"));
     }
     for p in parts.iter().filter(|p| p.exists()) {
-        let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
-        hasher.update(&bytes);
+        let mut file = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
+        std::io::copy(&mut file, &mut hasher).map_err(|e| Error::io(p, e))?;
     }
     Ok(hex::encode(hasher.finalize()))
 }
@@ -442,8 +453,16 @@ pub(crate) fn feature_id(
     native: Option<String>,
     index: usize,
 ) -> String {
-    id_field
-        .and_then(|f| props.get(f))
+    feature_id_from(id_field.and_then(|f| props.get(f)), native, index)
+}
+
+/// `feature_id` given the id field's value.
+pub(crate) fn feature_id_from(
+    value: Option<&Value>,
+    native: Option<String>,
+    index: usize,
+) -> String {
+    value
         .and_then(value_text)
         .or(native)
         .unwrap_or_else(|| format!("#{}", index + 1))

@@ -351,7 +351,7 @@ fn convert(
         Ok(geometry) => Ok(Feature {
             id,
             geometry,
-            properties,
+            properties: properties.into(),
         }),
         Err(r) => Err(refuse(r, properties)),
     }

@@ -108,16 +108,15 @@ pub fn records_from_catalog(catalog: &Catalog) -> (Vec<SiteRecord>, Vec<Disturba
             c.end_field.as_deref(),
         ];
         for f in &layer.features {
-            let text =
-                |col: Option<&str>| col.and_then(|n| f.properties.get(n)).and_then(value_text);
+            let text = |col: Option<&str>| col.and_then(|n| f.properties.text(n));
             let Some(site_id) = text(Some(site_field)) else {
                 continue;
             };
             let properties = f
                 .properties
                 .iter()
-                .filter(|(k, _)| !named.contains(&Some(k.as_str())))
-                .map(|(k, v)| (k.clone(), v.clone()))
+                .filter(|(k, _)| !named.contains(&Some(*k)))
+                .map(|(k, v)| (k.to_string(), v))
                 .collect();
             disturbance.push(DisturbanceRecord {
                 site_id,
@@ -170,7 +169,7 @@ pub fn site_layers(
             Ok(geometry) => site_features.push(Feature {
                 id: s.site_id.clone(),
                 geometry,
-                properties,
+                properties: properties.into(),
             }),
             Err(reason) => site_problems.push(problem(&sites_path, &s.site_id, &s.site_id, reason)),
         }
@@ -197,7 +196,7 @@ pub fn site_layers(
             Ok(geometry) => dist_features.push(Feature {
                 id: d.dist_id.clone(),
                 geometry,
-                properties,
+                properties: properties.into(),
             }),
             Err(reason) => dist_problems.push(problem(&dist_path, &d.dist_id, &d.site_id, reason)),
         }
@@ -219,7 +218,7 @@ fn boundaryless(s: &SiteRecord, properties: Map<String, Value>) -> Feature {
     Feature {
         id: s.site_id.clone(),
         geometry: geo_types::Geometry::GeometryCollection(Default::default()),
-        properties,
+        properties: properties.into(),
     }
 }
 
@@ -235,15 +234,20 @@ fn problem(path: &str, feature: &str, site: &str, reason: String) -> LoadProblem
 fn loaded(
     role: &str,
     path: String,
-    features: Vec<Feature>,
+    mut features: Vec<Feature>,
     problems: Vec<LoadProblem>,
 ) -> LoadedLayer {
+    crate::attributes::share_keys(&mut features, |f| &mut f.properties);
     // The layer's fingerprint: what a report cites so it can be reproduced.
     let mut h = sha2::Sha256::new();
     for f in &features {
         h.update(f.id.as_bytes());
         h.update(format!("{:?}", f.geometry).as_bytes());
-        h.update(Value::Object(f.properties.clone()).to_string().as_bytes());
+        h.update(
+            serde_json::to_string(&f.properties)
+                .unwrap_or_default()
+                .as_bytes(),
+        );
     }
     LoadedLayer {
         source: SourceInfo {

@@ -40,14 +40,14 @@ pub struct Hydro {
     impairments: Vec<Vec<ImpairmentHit>>,
 }
 
-fn attr_i64(props: &serde_json::Map<String, serde_json::Value>, key: &str) -> Option<i64> {
+fn attr_i64(props: &crate::attributes::Properties, key: &str) -> Option<i64> {
     let v = props.get(key).or_else(|| {
         props
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(key))
             .map(|(_, v)| v)
     })?;
-    match v {
+    match &v {
         serde_json::Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
         serde_json::Value::String(s) => s.trim().parse::<f64>().ok().map(|f| f as i64),
         _ => None,

@@ -42,12 +42,12 @@ fn humanize(column: &str) -> String {
 /// The causes a listed feature or row gives, from one column or from per-cause columns
 /// (ATTAINS: a column per cause group whose value is "Cause" when it impairs the water).
 pub fn causes_in(
-    props: &serde_json::Map<String, Value>,
+    props: &crate::attributes::Properties,
     layer: &crate::config::LayerConfig,
 ) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(field) = &layer.causes_field {
-        if let Some(v) = props.get(field).and_then(value_text) {
+        if let Some(v) = props.text(field) {
             out.extend(split_causes(&v));
         }
     }
@@ -55,14 +55,14 @@ pub fn causes_in(
         let wanted = layer.cause_value.as_deref().unwrap_or("Cause");
         let is_cause = |v: &Value| value_text(v).is_some_and(|t| t.eq_ignore_ascii_case(wanted));
         if fields.iter().any(|f| f == "*") {
-            for (k, v) in props {
-                if is_cause(v) {
+            for (k, v) in props.iter() {
+                if is_cause(&v) {
                     out.push(humanize(k));
                 }
             }
         } else {
             for f in fields {
-                if props.get(f).is_some_and(is_cause) {
+                if props.get(f).as_ref().is_some_and(is_cause) {
                     out.push(humanize(f));
                 }
             }
@@ -204,7 +204,7 @@ pub fn table_hits(key: &str, tables: &[ImpairedTable]) -> Vec<ImpairmentHit> {
         };
         let mut causes: Vec<String> = Vec::new();
         for r in rows {
-            for c in causes_in(r, &t.config) {
+            for c in causes_in(&r.clone().into(), &t.config) {
                 if !causes.iter().any(|x| x.eq_ignore_ascii_case(&c)) {
                     causes.push(c);
                 }

@@ -46,7 +46,7 @@ pub fn listed_waters_layer(
             features.push(Feature {
                 id: format!("{key}:{}", f.id),
                 geometry: f.geometry.clone(),
-                properties: props,
+                properties: props.into(),
             });
         }
     }
@@ -82,7 +82,7 @@ fn listing_properties(
 ) -> Option<Map<String, Value>> {
     let mut causes: Vec<String> = Vec::new();
     for r in rows {
-        for c in causes_in(r, &table.config) {
+        for c in causes_in(&r.clone().into(), &table.config) {
             if !causes.iter().any(|x| x.eq_ignore_ascii_case(&c)) {
                 causes.push(c);
             }

@@ -1,0 +1,397 @@
+//! A feature's source attributes, stored compactly: the layer's sorted key list is shared by
+//! every feature (one `Arc`), and each feature keeps one allocation holding its values
+//! pre-encoded as compact JSON. A `serde_json::Map` per feature (a B-tree of owned keys and
+//! value trees) cost several KB per parcel, more than its coordinates; this is the values'
+//! JSON text plus 4 bytes of offset per key.
+//!
+//! A value is stored exactly as serde_json writes it, so the object serializes byte for byte
+//! as the sorted `Map` did. A key a feature lacks (a layer whose features differ in their
+//! keys shares the union) is an empty span: absent, which is not `null`.
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// A sorted list of unique attribute names, shared by the features of a layer.
+pub type Keys = Arc<[Box<str>]>;
+
+/// One feature's attributes: `keys` (shared) and, in `data`, one little-endian `u32` end
+/// offset per key followed by the values' JSON text; value `i` spans from the end of value
+/// `i - 1` to its own end, and an empty span is an absent key.
+#[derive(Clone)]
+pub struct Properties {
+    keys: Keys,
+    data: Box<[u8]>,
+}
+
+impl Default for Properties {
+    fn default() -> Self {
+        Properties {
+            keys: Arc::from(Vec::<Box<str>>::new()),
+            data: Box::default(),
+        }
+    }
+}
+
+impl Properties {
+    /// Attributes over `keys` (sorted, unique) from `values`: for each key's position, its
+    /// compact JSON text, in increasing position order. Positions not given are absent.
+    pub fn from_encoded<'a>(
+        keys: Keys,
+        values: impl IntoIterator<Item = (usize, &'a [u8])>,
+    ) -> Self {
+        let n = keys.len();
+        let mut data = vec![0u8; 4 * n];
+        let mut ends = vec![0u32; n];
+        let mut next = 0;
+        for (i, text) in values {
+            data.extend_from_slice(text);
+            let end = (data.len() - 4 * n) as u32;
+            // Keys skipped since the last value are absent: they end where it ended.
+            let before = if next == 0 { 0 } else { ends[next - 1] };
+            for e in &mut ends[next..i] {
+                *e = before;
+            }
+            ends[i] = end;
+            next = i + 1;
+        }
+        let last = if next == 0 { 0 } else { ends[next - 1] };
+        for e in &mut ends[next..] {
+            *e = last;
+        }
+        for (slot, e) in data.chunks_exact_mut(4).zip(&ends) {
+            slot.copy_from_slice(&e.to_le_bytes());
+        }
+        Properties {
+            keys,
+            data: data.into_boxed_slice(),
+        }
+    }
+
+    /// The shared key list (every key of the layer, present here or not).
+    pub fn schema(&self) -> &Keys {
+        &self.keys
+    }
+
+    fn end(&self, i: usize) -> usize {
+        let b = &self.data[4 * i..4 * i + 4];
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize
+    }
+
+    /// The JSON text of the value at key position `i`, or None when absent.
+    fn raw_at(&self, i: usize) -> Option<&str> {
+        let base = 4 * self.keys.len();
+        let start = if i == 0 { 0 } else { self.end(i - 1) };
+        let end = self.end(i);
+        // The text was written from `&str`s, so it is UTF-8; an empty span is absent.
+        (end > start)
+            .then(|| std::str::from_utf8(&self.data[base + start..base + end]).ok())
+            .flatten()
+    }
+
+    fn position(&self, key: &str) -> Option<usize> {
+        self.keys.binary_search_by(|k| (**k).cmp(key)).ok()
+    }
+
+    /// The value's compact JSON text.
+    pub fn raw(&self, key: &str) -> Option<&str> {
+        self.raw_at(self.position(key)?)
+    }
+
+    pub fn get(&self, key: &str) -> Option<Value> {
+        self.raw(key).map(value_of)
+    }
+
+    /// The value as text (`load::value_text`): None when absent, null or blank.
+    pub fn text(&self, key: &str) -> Option<String> {
+        self.get(key).as_ref().and_then(crate::load::value_text)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.raw(key).is_some()
+    }
+
+    /// Each present key with its value's JSON text, in key order.
+    pub fn raw_iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        (0..self.keys.len()).filter_map(|i| self.raw_at(i).map(|t| (&*self.keys[i], t)))
+    }
+
+    /// Each present key with its value, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, Value)> + '_ {
+        self.raw_iter().map(|(k, t)| (k, value_of(t)))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> + '_ {
+        self.raw_iter().map(|(k, _)| k)
+    }
+
+    pub fn len(&self) -> usize {
+        self.raw_iter().count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.raw_iter().next().is_none()
+    }
+
+    pub fn to_map(&self) -> Map<String, Value> {
+        self.iter().map(|(k, v)| (k.to_string(), v)).collect()
+    }
+
+    /// The same attributes over `keys`, a sorted superset of this feature's key list.
+    pub fn with_keys(&self, keys: &Keys) -> Properties {
+        let mut values = Vec::with_capacity(keys.len());
+        let mut mine = self.raw_iter().peekable();
+        for (i, k) in keys.iter().enumerate() {
+            if let Some(&(mk, text)) = mine.peek() {
+                if mk == &**k {
+                    values.push((i, text.as_bytes()));
+                    mine.next();
+                }
+            }
+        }
+        Properties::from_encoded(keys.clone(), values)
+    }
+
+    /// Writes the attributes as a JSON object, with `derived` laid over them (a derived value
+    /// replaces a stored one of the same key), keys in sorted order as a `Map` writes them.
+    pub fn write_json(&self, derived: &Map<String, Value>, out: &mut Vec<u8>) {
+        out.push(b'{');
+        let mut first = true;
+        let mut key = |out: &mut Vec<u8>, k: &str| {
+            if !std::mem::take(&mut first) {
+                out.push(b',');
+            }
+            // Writing a string into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut *out, k);
+            out.push(b':');
+        };
+        let mut a = self.raw_iter().peekable();
+        let mut b = derived.iter().peekable();
+        loop {
+            let take_stored = match (a.peek(), b.peek()) {
+                (Some((ka, _)), Some((kb, _))) => match (*ka).cmp(kb.as_str()) {
+                    std::cmp::Ordering::Less => true,
+                    std::cmp::Ordering::Greater => false,
+                    std::cmp::Ordering::Equal => {
+                        a.next();
+                        false
+                    }
+                },
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            if take_stored {
+                if let Some((k, text)) = a.next() {
+                    key(out, k);
+                    out.extend_from_slice(text.as_bytes());
+                }
+            } else if let Some((k, v)) = b.next() {
+                key(out, k);
+                let _ = serde_json::to_writer(&mut *out, v);
+            }
+        }
+        out.push(b'}');
+    }
+}
+
+/// The value a stored text stands for. A float is read with the standard library's correctly
+/// rounded parser: the text is the shortest one that reads back as the value, but serde_json's
+/// own fast parser can miss it by an ulp past 15 significant digits.
+fn value_of(text: &str) -> Value {
+    let float = text.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+        && text.contains(['.', 'e', 'E']);
+    if float {
+        if let Some(v) = text
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+        {
+            return Value::Number(v);
+        }
+    }
+    serde_json::from_str(text).unwrap_or(Value::Null)
+}
+
+/// Appends `raw` (one JSON value's text) as serde_json would write the value it parses to:
+/// strings without escapes, literals and plain integers are already in that form; anything
+/// else (floats, escapes, arrays, objects) goes through a `Value`.
+pub fn encode_raw(raw: &RawValue, out: &mut Vec<u8>) {
+    let t = raw.get().trim();
+    let b = t.as_bytes();
+    let verbatim = match b.first() {
+        Some(b'"') => !b.contains(&b'\\'),
+        Some(b't' | b'f' | b'n') => matches!(t, "true" | "false" | "null"),
+        Some(b'-' | b'0'..=b'9') => {
+            let digits = t.strip_prefix('-').unwrap_or(t);
+            // i64/u64 print back as written; "-0" and long runs become floats.
+            !digits.is_empty()
+                && digits.len() <= 18
+                && digits.bytes().all(|c| c.is_ascii_digit())
+                && t != "-0"
+        }
+        _ => false,
+    };
+    if verbatim {
+        out.extend_from_slice(b);
+    } else {
+        let v: Value = serde_json::from_str(t).unwrap_or(Value::Null);
+        let _ = serde_json::to_writer(&mut *out, &v);
+    }
+}
+
+impl From<Map<String, Value>> for Properties {
+    fn from(map: Map<String, Value>) -> Self {
+        let keys: Keys = map.keys().map(|k| Box::from(k.as_str())).collect();
+        let texts: Vec<Vec<u8>> = map
+            .values()
+            .map(|v| serde_json::to_vec(v).unwrap_or_default())
+            .collect();
+        Properties::from_encoded(keys, texts.iter().map(Vec::as_slice).enumerate())
+    }
+}
+
+impl From<&Properties> for Map<String, Value> {
+    fn from(p: &Properties) -> Self {
+        p.to_map()
+    }
+}
+
+impl PartialEq for Properties {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw_iter().eq(other.raw_iter())
+    }
+}
+
+impl std::fmt::Debug for Properties {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.raw_iter()).finish()
+    }
+}
+
+impl Serialize for Properties {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in self.iter() {
+            m.serialize_entry(k, &v)?;
+        }
+        m.end()
+    }
+}
+
+/// Gives every feature of a layer one shared key list: the union of their keys. Features
+/// whose list is already that one (the usual case: one schema per file) are left as they are.
+pub fn share_keys<T>(items: &mut [T], props: impl Fn(&mut T) -> &mut Properties) {
+    let mut distinct: Vec<Keys> = Vec::new();
+    for p in items.iter_mut().map(&props) {
+        if !distinct
+            .iter()
+            .any(|k| Arc::ptr_eq(k, &p.keys) || **k == *p.keys)
+        {
+            distinct.push(p.keys.clone());
+        }
+    }
+    let union: Keys = match distinct.as_slice() {
+        [] => return,
+        [only] => only.clone(),
+        many => {
+            let mut u: Vec<Box<str>> = many.iter().flat_map(|k| k.iter().cloned()).collect();
+            u.sort();
+            u.dedup();
+            u.into()
+        }
+    };
+    for p in items.iter_mut().map(&props) {
+        if Arc::ptr_eq(&p.keys, &union) {
+            continue;
+        }
+        if *p.keys == *union {
+            p.keys = union.clone();
+        } else {
+            *p = p.with_keys(&union);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn props(v: Value) -> Properties {
+        match v {
+            Value::Object(m) => m.into(),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn absent_is_not_null() {
+        let mut layer = [
+            props(json!({"a": 1, "b": null})),
+            props(json!({"a": 2, "c": "x"})),
+        ];
+        share_keys(&mut layer, |p| p);
+        assert!(Arc::ptr_eq(layer[0].schema(), layer[1].schema()));
+        assert_eq!(layer[0].schema().len(), 3);
+        // The first has `b` as null and no `c`; the second no `b`.
+        assert_eq!(layer[0].get("b"), Some(Value::Null));
+        assert!(layer[0].contains_key("b"));
+        assert_eq!(layer[0].get("c"), None);
+        assert!(!layer[0].contains_key("c"));
+        assert_eq!(layer[1].get("b"), None);
+        assert_eq!(layer[1].get("c"), Some(json!("x")));
+        assert_eq!(
+            serde_json::to_string(&layer[0]).unwrap(),
+            r#"{"a":1,"b":null}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&layer[1]).unwrap(),
+            r#"{"a":2,"c":"x"}"#
+        );
+        assert_eq!(layer[1].keys().collect::<Vec<_>>(), ["a", "c"]);
+        assert_eq!(layer[0].len(), 2);
+    }
+
+    #[test]
+    fn values_write_as_the_sorted_map_wrote_them() {
+        let text = r#"{"z":861.53418461700005,"b":"é \u00e9 \"q\"","a":[1,{"y":2,"x":1e2}],"n":-0,"i":-12,"big":123456789012345678901,"t":true,"e":""}"#;
+        let map: Map<String, Value> = serde_json::from_str(text).unwrap();
+        // Encoded from the raw text, as the GeoJSON reader does.
+        let raw: Vec<(String, Box<RawValue>)> = {
+            let m: std::collections::BTreeMap<String, Box<RawValue>> =
+                serde_json::from_str(text).unwrap();
+            m.into_iter().collect()
+        };
+        let keys: Keys = raw.iter().map(|(k, _)| Box::from(k.as_str())).collect();
+        let texts: Vec<Vec<u8>> = raw
+            .iter()
+            .map(|(_, r)| {
+                let mut out = Vec::new();
+                encode_raw(r, &mut out);
+                out
+            })
+            .collect();
+        let from_raw = Properties::from_encoded(keys, texts.iter().map(Vec::as_slice).enumerate());
+        let from_map = Properties::from(map.clone());
+        let expected = serde_json::to_string(&map).unwrap();
+        assert_eq!(serde_json::to_string(&from_raw).unwrap(), expected);
+        assert_eq!(serde_json::to_string(&from_map).unwrap(), expected);
+        let mut written = Vec::new();
+        from_raw.write_json(&Map::new(), &mut written);
+        assert_eq!(String::from_utf8(written).unwrap(), expected);
+        assert_eq!(from_raw.to_map(), map);
+        // A derived value replaces the stored one of its key and lands in key order.
+        let derived: Map<String, Value> =
+            serde_json::from_value(json!({"b": 1, "c": 2, "zz": 3})).unwrap();
+        let mut merged = map.clone();
+        merged.extend(derived.clone());
+        let mut written = Vec::new();
+        from_raw.write_json(&derived, &mut written);
+        assert_eq!(
+            String::from_utf8(written).unwrap(),
+            serde_json::to_string(&merged).unwrap()
+        );
+    }
+}
