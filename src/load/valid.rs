@@ -10,6 +10,38 @@ use rstar::RTree;
 
 type Segment = GeomWithData<Line<f64>, (usize, usize)>;
 
+/// Up to this many segments, every pair is compared directly.
+const SMALL_SEGMENTS: usize = 64;
+
+fn envelopes_meet(a: &Line<f64>, b: &Line<f64>) -> bool {
+    let (ax0, ax1) = (a.start.x.min(a.end.x), a.start.x.max(a.end.x));
+    let (ay0, ay1) = (a.start.y.min(a.end.y), a.start.y.max(a.end.y));
+    let (bx0, bx1) = (b.start.x.min(b.end.x), b.start.x.max(b.end.x));
+    let (by0, by1) = (b.start.y.min(b.end.y), b.start.y.max(b.end.y));
+    ax0 <= bx1 && bx0 <= ax1 && ay0 <= by1 && by0 <= ay1
+}
+
+/// Whether two segments of a polygon's rings meet where they must not: a ring crossing or
+/// touching itself away from its neighbours, overlapping itself, or two rings crossing.
+fn is_bad(a: &Segment, b: &Segment, seg_counts: &[usize]) -> bool {
+    let ((ra, sa), (rb, sb)) = (a.data, b.data);
+    let Some(hit) = line_intersection(*a.geom(), *b.geom()) else {
+        return false;
+    };
+    let n = seg_counts[ra];
+    let adjacent = ra == rb && (sb == sa + 1 || (sa == 0 && sb == n - 1));
+    match hit {
+        LineIntersection::Collinear { intersection } => intersection.start != intersection.end,
+        LineIntersection::SinglePoint { is_proper, .. } => {
+            if ra == rb {
+                !adjacent
+            } else {
+                is_proper
+            }
+        }
+    }
+}
+
 /// The first reason the polygon is invalid, or None.
 pub(crate) fn polygon_problem(p: &Polygon<f64>) -> Option<String> {
     let p = p.remove_repeated_points();
@@ -34,54 +66,54 @@ pub(crate) fn polygon_problem(p: &Polygon<f64>) -> Option<String> {
                 .map(move |(si, l)| GeomWithData::new(l, (ri, si)))
         })
         .collect();
-    let tree = RTree::bulk_load(segments);
-    for a in tree.iter() {
-        let env = rstar::RTreeObject::envelope(a.geom());
-        for b in tree.locate_in_envelope_intersecting(&env) {
-            let ((ra, sa), (rb, sb)) = (a.data, b.data);
-            if (rb, sb) <= (ra, sa) {
-                continue;
-            }
-            let Some(hit) = line_intersection(*a.geom(), *b.geom()) else {
-                continue;
-            };
-            let n = seg_counts[ra];
-            let adjacent = ra == rb && (sb == sa + 1 || (sa == 0 && sb == n - 1));
-            let bad = match hit {
-                LineIntersection::Collinear { intersection } => {
-                    intersection.start != intersection.end
-                }
-                LineIntersection::SinglePoint { is_proper, .. } => {
-                    if ra == rb {
-                        !adjacent
-                    } else {
-                        is_proper
-                    }
-                }
-            };
-            if bad {
-                let at = a.geom().start;
-                return Some(if ra == rb {
-                    format!(
-                        "{} has a self-intersection near ({:.6}, {:.6})",
-                        if ra == 0 {
-                            "exterior ring".to_string()
-                        } else {
-                            format!("hole {ra}")
-                        },
-                        at.x,
-                        at.y
-                    )
-                } else {
-                    format!("rings {ra} and {rb} cross near ({:.6}, {:.6})", at.x, at.y)
-                });
-            }
+    // Most polygons are small: comparing every pair of segments finds them valid sooner
+    // than building a tree. Any bad pair sends the polygon to the tree, which names the same
+    // first one it always has.
+    let clearly_valid = segments.len() <= SMALL_SEGMENTS
+        && !segments.iter().enumerate().any(|(i, a)| {
+            segments[i + 1..]
+                .iter()
+                .any(|b| envelopes_meet(a.geom(), b.geom()) && is_bad(a, b, &seg_counts))
+        });
+    if !clearly_valid {
+        if let Some(reason) = first_crossing(segments, &seg_counts) {
+            return Some(reason);
         }
     }
     let outer = Polygon::new(p.exterior().clone(), vec![]);
     for (i, hole) in p.interiors().iter().enumerate() {
         if !hole.0.iter().any(|c| outer.contains(c)) {
             return Some(format!("hole {} lies outside the exterior ring", i + 1));
+        }
+    }
+    None
+}
+
+/// The first bad pair of segments as the R-tree meets them, described.
+fn first_crossing(segments: Vec<Segment>, seg_counts: &[usize]) -> Option<String> {
+    let tree = RTree::bulk_load(segments);
+    for a in tree.iter() {
+        let env = rstar::RTreeObject::envelope(a.geom());
+        for b in tree.locate_in_envelope_intersecting(&env) {
+            let ((ra, sa), (rb, sb)) = (a.data, b.data);
+            if (rb, sb) <= (ra, sa) || !is_bad(a, b, seg_counts) {
+                continue;
+            }
+            let at = a.geom().start;
+            return Some(if ra == rb {
+                format!(
+                    "{} has a self-intersection near ({:.6}, {:.6})",
+                    if ra == 0 {
+                        "exterior ring".to_string()
+                    } else {
+                        format!("hole {ra}")
+                    },
+                    at.x,
+                    at.y
+                )
+            } else {
+                format!("rings {ra} and {rb} cross near ({:.6}, {:.6})", at.x, at.y)
+            });
         }
     }
     None
