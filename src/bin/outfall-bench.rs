@@ -236,7 +236,7 @@ fn bench_tiles(a: &Args, work: &Path) -> Result<(), String> {
         .iter()
         .map(|f| {
             keep.iter()
-                .filter_map(|k| f.properties.get(*k).map(|v| (k.to_string(), v.clone())))
+                .filter_map(|k| f.properties.get(k).map(|v| (k.to_string(), v)))
                 .collect()
         })
         .collect();

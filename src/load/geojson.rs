@@ -33,7 +33,7 @@ pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
             std::io::BufReader::with_capacity(1 << 20, file),
         ))
     };
-    parse_with(|| open(), path, cfg, false)
+    parse_with(open, path, cfg, false)
 }
 
 /// Parses GeoJSON text (a file's, or an uploaded body's) into checked WGS84 features. An

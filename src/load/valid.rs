@@ -10,15 +10,46 @@ use rstar::RTree;
 
 type Segment = GeomWithData<Line<f64>, (usize, usize)>;
 
-/// Up to this many segments, every pair is compared directly.
-const SMALL_SEGMENTS: usize = 64;
-
-fn envelopes_meet(a: &Line<f64>, b: &Line<f64>) -> bool {
-    let (ax0, ax1) = (a.start.x.min(a.end.x), a.start.x.max(a.end.x));
-    let (ay0, ay1) = (a.start.y.min(a.end.y), a.start.y.max(a.end.y));
-    let (bx0, bx1) = (b.start.x.min(b.end.x), b.start.x.max(b.end.x));
-    let (by0, by1) = (b.start.y.min(b.end.y), b.start.y.max(b.end.y));
-    ax0 <= bx1 && bx0 <= ax1 && ay0 <= by1 && by0 <= ay1
+/// Whether any two segments meet badly: segments sorted by their least x, each compared
+/// with those that start before it ends (in x) and overlap it in y.
+fn any_bad_pair(segments: &[Segment], seg_counts: &[usize]) -> bool {
+    let span = |l: &Line<f64>| {
+        (
+            l.start.x.min(l.end.x),
+            l.start.x.max(l.end.x),
+            l.start.y.min(l.end.y),
+            l.start.y.max(l.end.y),
+        )
+    };
+    let mut order: Vec<(f64, f64, f64, f64, usize)> = segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let (x0, x1, y0, y1) = span(s.geom());
+            (x0, x1, y0, y1, i)
+        })
+        .collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (k, &(_, ax1, ay0, ay1, i)) in order.iter().enumerate() {
+        for &(bx0, _, by0, by1, j) in &order[k + 1..] {
+            if bx0 > ax1 {
+                break;
+            }
+            if by0 > ay1 || ay0 > by1 {
+                continue;
+            }
+            // The pair in ring order, as the tree compares it.
+            let (a, b) = if i < j {
+                (&segments[i], &segments[j])
+            } else {
+                (&segments[j], &segments[i])
+            };
+            if is_bad(a, b, seg_counts) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Whether two segments of a polygon's rings meet where they must not: a ring crossing or
@@ -66,15 +97,9 @@ pub(crate) fn polygon_problem(p: &Polygon<f64>) -> Option<String> {
                 .map(move |(si, l)| GeomWithData::new(l, (ri, si)))
         })
         .collect();
-    // Most polygons are small: comparing every pair of segments finds them valid sooner
-    // than building a tree. Any bad pair sends the polygon to the tree, which names the same
-    // first one it always has.
-    let clearly_valid = segments.len() <= SMALL_SEGMENTS
-        && !segments.iter().enumerate().any(|(i, a)| {
-            segments[i + 1..]
-                .iter()
-                .any(|b| envelopes_meet(a.geom(), b.geom()) && is_bad(a, b, &seg_counts))
-        });
+    // A sweep along x finds most polygons valid sooner than building a tree. Any bad pair
+    // sends the polygon to the tree, which names the same first one it always has.
+    let clearly_valid = !any_bad_pair(&segments, &seg_counts);
     if !clearly_valid {
         if let Some(reason) = first_crossing(segments, &seg_counts) {
             return Some(reason);
