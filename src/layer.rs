@@ -24,22 +24,36 @@ pub struct Layer {
     /// How the layer was made when its features are not a file's own (the listed waters of
     /// a 303(d) table), for the collection's description.
     pub derived: Option<String>,
-    by_id: HashMap<String, usize>,
+    /// Feature indices sorted by id, then by position.
+    by_id: Vec<u32>,
 }
 
 impl Layer {
     pub fn new(config: LayerConfig, collection_id: String, loaded: load::LoadedLayer) -> Layer {
         let mut problems = loaded.problems;
-        let mut by_id = HashMap::with_capacity(loaded.features.len());
-        for (i, f) in loaded.features.iter().enumerate() {
-            if by_id.insert(f.id.clone(), i).is_some() {
-                problems.push(LoadProblem {
-                    path: loaded.source.path.clone(),
-                    feature: f.id.clone(),
-                    reason: "duplicate id; lookups by id return the last one".into(),
-                    site: None,
-                });
-            }
+        let features = &loaded.features;
+        // Feature indices sorted by id (then position), rather than a map holding a second
+        // copy of every id.
+        let mut by_id: Vec<u32> = (0..features.len() as u32).collect();
+        by_id.sort_by(|&a, &b| {
+            features[a as usize]
+                .id
+                .cmp(&features[b as usize].id)
+                .then(a.cmp(&b))
+        });
+        let mut repeated: Vec<usize> = by_id
+            .windows(2)
+            .filter(|w| features[w[0] as usize].id == features[w[1] as usize].id)
+            .map(|w| w[1] as usize)
+            .collect();
+        repeated.sort_unstable();
+        for i in repeated {
+            problems.push(LoadProblem {
+                path: loaded.source.path.clone(),
+                feature: features[i].id.clone(),
+                reason: "duplicate id; lookups by id return the last one".into(),
+                site: None,
+            });
         }
         let entries = loaded
             .features
@@ -60,11 +74,16 @@ impl Layer {
     }
 
     pub fn get(&self, id: &str) -> Option<&Feature> {
-        self.by_id.get(id).map(|&i| &self.features[i])
+        self.position(id).map(|i| &self.features[i])
     }
 
+    /// The feature with this id; of repeated ids, the last.
     pub fn position(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id).copied()
+        let end = self
+            .by_id
+            .partition_point(|&i| self.features[i as usize].id.as_str() <= id);
+        let i = *self.by_id.get(end.checked_sub(1)?)? as usize;
+        (self.features[i].id == id).then_some(i)
     }
 
     /// Indices of features whose envelope meets `rect` (lon/lat degrees).

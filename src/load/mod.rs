@@ -519,9 +519,25 @@ pub(crate) fn check_geometry(geom: Geometry<f64>) -> std::result::Result<Geometr
             ));
         }
     }
+    // Oriented, and with no spare capacity: a layer keeps its coordinates for its lifetime.
     let geom = match geom {
-        Geometry::Polygon(p) => Geometry::Polygon(p.orient(Direction::Default)),
-        Geometry::MultiPolygon(p) => Geometry::MultiPolygon(p.orient(Direction::Default)),
+        Geometry::Polygon(p) => Geometry::Polygon(exact(p.orient(Direction::Default))),
+        Geometry::MultiPolygon(p) => Geometry::MultiPolygon(geo_types::MultiPolygon(
+            p.orient(Direction::Default)
+                .0
+                .into_iter()
+                .map(exact)
+                .collect(),
+        )),
+        Geometry::LineString(mut l) => {
+            l.0.shrink_to_fit();
+            Geometry::LineString(l)
+        }
+        Geometry::MultiLineString(mut ml) => {
+            ml.0.iter_mut().for_each(|l| l.0.shrink_to_fit());
+            ml.0.shrink_to_fit();
+            Geometry::MultiLineString(ml)
+        }
         g => g,
     };
     let polys: &[geo_types::Polygon<f64>] = match &geom {
@@ -546,6 +562,15 @@ pub(crate) fn check_geometry(geom: Geometry<f64>) -> std::result::Result<Geometr
         _ => {}
     }
     Ok(geom)
+}
+
+/// The polygon with each ring's vector exactly as long as the ring.
+fn exact(p: geo_types::Polygon<f64>) -> geo_types::Polygon<f64> {
+    let (mut exterior, mut interiors) = p.into_inner();
+    exterior.0.shrink_to_fit();
+    interiors.iter_mut().for_each(|r| r.0.shrink_to_fit());
+    interiors.shrink_to_fit();
+    geo_types::Polygon::new(exterior, interiors)
 }
 
 /// Parses uploaded or ad-hoc GeoJSON (RFC 7946, WGS84) into checked features. `label` names
