@@ -63,29 +63,43 @@ pub fn clip_ring(ring: &LineString<f64>, rect: Rect<f64>) -> Option<LineString<f
     if input.len() > 1 && input.first() == input.last() {
         input.pop();
     }
-    let mut output = Vec::with_capacity(input.len() + 4);
+    let mut spare = Vec::with_capacity(input.len() + 4);
+    if !clip_open_ring(&mut input, &mut spare, rect) {
+        return None;
+    }
+    input.push(input[0]);
+    Some(LineString::new(input))
+}
+
+/// Clips an open ring (no closing vertex) to the rectangle in place, with `spare` as the
+/// second buffer, so a caller clipping many rings allocates nothing; false when fewer than
+/// 3 vertices are left.
+pub fn clip_open_ring(
+    ring: &mut Vec<Coord<f64>>,
+    spare: &mut Vec<Coord<f64>>,
+    rect: Rect<f64>,
+) -> bool {
     for edge in edges(rect) {
-        output.clear();
-        let mut prev = *input.last()?;
-        for &cur in &input {
+        spare.clear();
+        let Some(&last) = ring.last() else {
+            return false;
+        };
+        let mut prev = last;
+        for &cur in ring.iter() {
             match (edge.inside(prev), edge.inside(cur)) {
-                (true, true) => output.push(cur),
-                (true, false) => output.push(edge.crossing(prev, cur)),
+                (true, true) => spare.push(cur),
+                (true, false) => spare.push(edge.crossing(prev, cur)),
                 (false, true) => {
-                    output.push(edge.crossing(prev, cur));
-                    output.push(cur);
+                    spare.push(edge.crossing(prev, cur));
+                    spare.push(cur);
                 }
                 (false, false) => {}
             }
             prev = cur;
         }
-        std::mem::swap(&mut input, &mut output);
+        std::mem::swap(ring, spare);
     }
-    if input.len() < 3 {
-        return None;
-    }
-    input.push(input[0]);
-    Some(LineString::new(input))
+    ring.len() >= 3
 }
 
 /// A polygon clipped to the rectangle, each ring on its own; `None` when the exterior is gone.

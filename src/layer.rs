@@ -94,6 +94,23 @@ impl Layer {
             .map(|e| e.data)
     }
 
+    /// Like [`Layer::query`], with each feature's envelope as the index holds it (so a
+    /// caller testing the envelope reads no vertex).
+    pub fn query_envelopes(
+        &self,
+        rect: Rect<f64>,
+    ) -> impl Iterator<Item = (usize, Rect<f64>)> + '_ {
+        let aabb = AABB::from_corners([rect.min().x, rect.min().y], [rect.max().x, rect.max().y]);
+        self.index.locate_in_envelope_intersecting(&aabb).map(|e| {
+            let (lo, hi) = (e.geom().lower(), e.geom().upper());
+            let r = Rect::new(
+                geo_types::coord! { x: lo[0], y: lo[1] },
+                geo_types::coord! { x: hi[0], y: hi[1] },
+            );
+            (e.data, r)
+        })
+    }
+
     pub fn name_of(&self, f: &Feature) -> Option<String> {
         self.config
             .name_field

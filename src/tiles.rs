@@ -4,7 +4,7 @@
 //!
 //! Pipeline for one feature in [`encode_layer`]:
 //! 1. project lon/lat (degrees) to tile pixels, y axis pointing down (WebMercator, latitude
-//!    clamped to ±[`MAX_LATITUDE_DEG`]);
+//!    clamped to ±[`MAX_LATITUDE_DEG`]; see `projection` for the latitudes);
 //! 2. clip to the tile rectangle grown by the buffer (`crate::clip`): polygon rings by
 //!    Sutherland–Hodgman, lines by Liang–Barsky, points by a containment filter (geometries
 //!    whose bounding box is already inside the buffered tile are not clipped); features whose
@@ -13,16 +13,21 @@
 //!    vertices and rings with zero area;
 //! 4. orient rings for MVT: with y down, exterior rings have a positive surveyor's-formula
 //!    area (clockwise on screen) and interior rings a negative one (MVT 2.1 §4.3.4.4);
-//! 5. encode with geozero (`ToMvt::to_mvt_unscaled`, `TagsBuilder`) and prost.
+//! 5. write the MVT geometry commands straight from the quantized ring, and the tags with
+//!    geozero's `TagsBuilder`; prost encodes the tile.
+//!
+//! All of it runs in one pass per ring over buffers reused for the whole tile
+//! (`Encoder`), and latitudes go through a per-tile polynomial instead of the trigonometry
+//! (`projection`): what a cold tile costs is the vertices it draws.
+
+mod projection;
 
 use crate::clip;
-use geo::{BoundingRect, CoordsIter, MapCoords};
-use geo_types::{
-    coord, Coord, Geometry, LineString, MultiLineString, MultiPoint, MultiPolygon, Point, Polygon,
-    Rect,
-};
+use geo::CoordsIter;
+use geo_types::{coord, Coord, Geometry, LineString, Polygon, Rect};
 use geozero::mvt::{tile, Message, TagsBuilder, Tile, TileValue};
-use geozero::ToMvt;
+use projection::lonlat_to_world;
+pub use projection::TileProjection;
 use serde_json::{Map, Value};
 use std::f64::consts::PI;
 
@@ -118,51 +123,12 @@ impl std::fmt::Display for TileId {
     }
 }
 
-/// WGS84 degrees to the unit WebMercator square: x east from 0 (180°W) to 1, y south from 0
-/// (top, [`MAX_LATITUDE_DEG`]) to 1.
-fn lonlat_to_world(lon_deg: f64, lat_deg: f64) -> Coord<f64> {
-    let lat_rad = lat_deg
-        .clamp(-MAX_LATITUDE_DEG, MAX_LATITUDE_DEG)
-        .to_radians();
-    coord! {
-        x: (lon_deg + 180.0) / 360.0,
-        y: (1.0 - (lat_rad.tan() + 1.0 / lat_rad.cos()).ln() / PI) / 2.0,
-    }
-}
-
 fn world_x_to_lon(world_x: f64) -> f64 {
     world_x * 360.0 - 180.0
 }
 
 fn world_y_to_lat(world_y: f64) -> f64 {
     (PI * (1.0 - 2.0 * world_y)).sinh().atan().to_degrees()
-}
-
-/// Maps WGS84 degrees to the pixels of one tile (y down), as floats.
-#[derive(Debug, Clone, Copy)]
-struct TileProjection {
-    pixels_per_world: f64,
-    origin_x_px: f64,
-    origin_y_px: f64,
-}
-
-impl TileProjection {
-    fn new(tile: TileId, extent: u32) -> Self {
-        let extent = f64::from(extent);
-        TileProjection {
-            pixels_per_world: f64::from(tile.tiles_per_side()) * extent,
-            origin_x_px: f64::from(tile.x) * extent,
-            origin_y_px: f64::from(tile.y) * extent,
-        }
-    }
-
-    fn project(&self, lonlat: Coord<f64>) -> Coord<f64> {
-        let world = lonlat_to_world(lonlat.x, lonlat.y);
-        coord! {
-            x: world.x * self.pixels_per_world - self.origin_x_px,
-            y: world.y * self.pixels_per_world - self.origin_y_px,
-        }
-    }
 }
 
 /// Encode one MVT layer from WGS84 features at [`EXTENT`] with a [`BUFFER_PX`] clip buffer.
@@ -196,32 +162,29 @@ pub fn encode_layer_with<'a>(
     features: impl IntoIterator<Item = (u64, &'a Geometry<f64>, &'a Map<String, Value>)>,
 ) -> Option<Vec<u8>> {
     let extent = extent.max(1);
-    let projection = TileProjection::new(tile, extent);
     let buffer = f64::from(buffer_px);
-    let clip_rect = Rect::new(
-        coord! { x: -buffer, y: -buffer },
-        coord! { x: f64::from(extent) + buffer, y: f64::from(extent) + buffer },
-    );
-    let clip = Clip { rect: clip_rect };
-
+    let mut encoder = Encoder {
+        projection: TileProjection::new(tile, extent),
+        clip: Rect::new(
+            coord! { x: -buffer, y: -buffer },
+            coord! { x: f64::from(extent) + buffer, y: f64::from(extent) + buffer },
+        ),
+        pixels: Vec::new(),
+        spare: Vec::new(),
+        ring: Vec::new(),
+    };
     let mut tags = TagsBuilder::new();
     let mut mvt_features = Vec::new();
     for (id, geometry, properties) in features {
-        let Some(tile_geometry) = to_tile_geometry(geometry, &projection, &clip) else {
+        let mut feature = tile::Feature {
+            id: Some(id),
+            ..Default::default()
+        };
+        let Some(kind) = encoder.encode(geometry, &mut feature.geometry) else {
             continue;
         };
-        // Coordinates are already integral pixels: the unscaled writer only delta-encodes.
-        let Ok(mut feature) = tile_geometry.to_mvt_unscaled() else {
-            continue;
-        };
-        feature.id = Some(id);
-        for (key, value) in properties {
-            if let Some(tile_value) = json_to_tile_value(value) {
-                let (key_idx, value_idx) = tags.insert_ref(key, tile_value);
-                feature.tags.push(key_idx);
-                feature.tags.push(value_idx);
-            }
-        }
+        feature.set_type(kind);
+        push_tags(&mut tags, &mut feature.tags, properties);
         mvt_features.push(feature);
     }
     if mvt_features.is_empty() {
@@ -245,6 +208,17 @@ pub fn encode_layer_with<'a>(
     )
 }
 
+/// A feature's attributes as MVT tags: the one place tiles read attributes.
+fn push_tags(tags: &mut TagsBuilder, out: &mut Vec<u32>, properties: &Map<String, Value>) {
+    for (key, value) in properties {
+        if let Some(tile_value) = json_to_tile_value(value) {
+            let (key_idx, value_idx) = tags.insert_ref(key, tile_value);
+            out.push(key_idx);
+            out.push(value_idx);
+        }
+    }
+}
+
 fn json_to_tile_value(value: &Value) -> Option<TileValue> {
     match value {
         Value::String(s) => Some(TileValue::Str(s.clone())),
@@ -262,186 +236,334 @@ fn json_to_tile_value(value: &Value) -> Option<TileValue> {
     }
 }
 
-/// The buffered tile in pixels.
-struct Clip {
-    rect: Rect<f64>,
-}
-
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Relation {
     Outside,
     Inside,
     Crossing,
 }
 
-impl Clip {
-    fn relation(&self, bbox: Option<Rect<f64>>) -> Relation {
-        let Some(bbox) = bbox else {
-            return Relation::Outside;
-        };
-        let (clip_min, clip_max) = (self.rect.min(), self.rect.max());
-        let (min, max) = (bbox.min(), bbox.max());
-        if max.x < clip_min.x || max.y < clip_min.y || min.x > clip_max.x || min.y > clip_max.y {
-            Relation::Outside
-        } else if min.x >= clip_min.x
-            && min.y >= clip_min.y
-            && max.x <= clip_max.x
-            && max.y <= clip_max.y
-        {
-            Relation::Inside
-        } else {
-            Relation::Crossing
-        }
-    }
-
-    fn contains(&self, c: Coord<f64>) -> bool {
-        let (min, max) = (self.rect.min(), self.rect.max());
-        c.x >= min.x && c.x <= max.x && c.y >= min.y && c.y <= max.y
+fn relation(clip: &Rect<f64>, bbox: &Rect<f64>) -> Relation {
+    let (clip_min, clip_max) = (clip.min(), clip.max());
+    let (min, max) = (bbox.min(), bbox.max());
+    if max.x < clip_min.x || max.y < clip_min.y || min.x > clip_max.x || min.y > clip_max.y {
+        Relation::Outside
+    } else if min.x >= clip_min.x
+        && min.y >= clip_min.y
+        && max.x <= clip_max.x
+        && max.y <= clip_max.y
+    {
+        Relation::Inside
+    } else {
+        Relation::Crossing
     }
 }
 
-/// The parts of a geometry, by dimension (collections flattened).
+/// One geometry's lon/lat box, and which of its parts have only finite coordinates (a part
+/// with a NaN or an infinity cannot be clipped and is skipped).
 #[derive(Default)]
-struct Parts {
-    polygons: Vec<Polygon<f64>>,
-    lines: Vec<LineString<f64>>,
-    points: Vec<Point<f64>>,
+struct Scan {
+    bbox: Option<Rect<f64>>,
+    /// `Some(all finite)` when the geometry has polygons (lines).
+    polygons: Option<bool>,
+    lines: Option<bool>,
+    points: bool,
 }
 
-impl Parts {
-    fn collect(&mut self, geometry: &Geometry<f64>) {
+impl Scan {
+    fn of(geometry: &Geometry<f64>) -> Scan {
+        let mut scan = Scan::default();
+        scan.visit(geometry);
+        scan
+    }
+
+    /// Widens the box by a part's finite coordinates; whether they all were.
+    fn cover(&mut self, part: &Geometry<f64>) -> bool {
+        let mut all = true;
+        for c in part.coords_iter() {
+            if !(c.x.is_finite() && c.y.is_finite()) {
+                all = false;
+                continue;
+            }
+            self.bbox = Some(match self.bbox {
+                None => Rect::new(c, c),
+                Some(r) => Rect::new(
+                    coord! { x: r.min().x.min(c.x), y: r.min().y.min(c.y) },
+                    coord! { x: r.max().x.max(c.x), y: r.max().y.max(c.y) },
+                ),
+            });
+        }
+        all
+    }
+
+    fn visit(&mut self, geometry: &Geometry<f64>) {
         match geometry {
-            Geometry::Point(p) => self.points.push(*p),
-            Geometry::MultiPoint(mp) => self.points.extend(mp.iter().copied()),
-            Geometry::Line(l) => self.lines.push(LineString::from(vec![l.start, l.end])),
-            Geometry::LineString(ls) => self.lines.push(ls.clone()),
-            Geometry::MultiLineString(mls) => self.lines.extend(mls.iter().cloned()),
-            Geometry::Polygon(p) => self.polygons.push(p.clone()),
-            Geometry::MultiPolygon(mp) => self.polygons.extend(mp.iter().cloned()),
-            Geometry::Rect(r) => self.polygons.push(r.to_polygon()),
-            Geometry::Triangle(t) => self.polygons.push(t.to_polygon()),
-            Geometry::GeometryCollection(gc) => gc.iter().for_each(|g| self.collect(g)),
+            Geometry::Point(_) | Geometry::MultiPoint(_) => {
+                self.cover(geometry);
+                self.points = true;
+            }
+            Geometry::Line(_) | Geometry::LineString(_) | Geometry::MultiLineString(_) => {
+                let finite = self.cover(geometry);
+                self.lines = Some(self.lines.unwrap_or(true) && finite);
+            }
+            Geometry::Polygon(_)
+            | Geometry::MultiPolygon(_)
+            | Geometry::Rect(_)
+            | Geometry::Triangle(_) => {
+                let finite = self.cover(geometry);
+                self.polygons = Some(self.polygons.unwrap_or(true) && finite);
+            }
+            Geometry::GeometryCollection(gc) => gc.iter().for_each(|g| self.visit(g)),
         }
     }
 }
 
-/// Project, clip, quantize and orient one WGS84 geometry; `None` when nothing remains.
-fn to_tile_geometry(
-    geometry: &Geometry<f64>,
-    projection: &TileProjection,
-    clip: &Clip,
-) -> Option<Geometry<f64>> {
-    // Decide from the box first: the projection is monotonic (x east, y south), so the
-    // lon/lat box maps to the pixel box, and no vertex is projected for a feature that
-    // misses the tile or would quantize to nothing (under half a pixel both ways).
-    if let Some(b) = geometry.bounding_rect() {
-        let (nw, se) = (
-            projection.project(coord! { x: b.min().x, y: b.max().y }),
-            projection.project(coord! { x: b.max().x, y: b.min().y }),
+/// Calls `f` on every polygon of a geometry (collections flattened, rects and triangles
+/// as polygons).
+fn for_each_polygon(geometry: &Geometry<f64>, f: &mut impl FnMut(&Polygon<f64>)) {
+    match geometry {
+        Geometry::Polygon(p) => f(p),
+        Geometry::MultiPolygon(mp) => mp.iter().for_each(f),
+        Geometry::Rect(r) => f(&r.to_polygon()),
+        Geometry::Triangle(t) => f(&t.to_polygon()),
+        Geometry::GeometryCollection(gc) => gc.iter().for_each(|g| for_each_polygon(g, f)),
+        _ => {}
+    }
+}
+
+/// Calls `f` on every line of a geometry (collections flattened).
+fn for_each_line(geometry: &Geometry<f64>, f: &mut impl FnMut(&[Coord<f64>])) {
+    match geometry {
+        Geometry::Line(l) => f(&[l.start, l.end]),
+        Geometry::LineString(ls) => f(&ls.0),
+        Geometry::MultiLineString(mls) => mls.iter().for_each(|l| f(&l.0)),
+        Geometry::GeometryCollection(gc) => gc.iter().for_each(|g| for_each_line(g, f)),
+        _ => {}
+    }
+}
+
+/// Calls `f` on every point of a geometry (collections flattened).
+fn for_each_point(geometry: &Geometry<f64>, f: &mut impl FnMut(Coord<f64>)) {
+    match geometry {
+        Geometry::Point(p) => f(p.0),
+        Geometry::MultiPoint(mp) => mp.iter().for_each(|p| f(p.0)),
+        Geometry::GeometryCollection(gc) => gc.iter().for_each(|g| for_each_point(g, f)),
+        _ => {}
+    }
+}
+
+/// Projects, clips, quantizes, orients and writes the MVT geometry commands of one tile's
+/// features, in buffers reused from feature to feature: no feature is cloned and nothing is
+/// allocated per vertex. The commands are the ones geozero's writer gave for the same
+/// geometry (MoveTo, LineTo, ClosePath; the cursor carried across parts).
+struct Encoder {
+    projection: TileProjection,
+    /// The buffered tile in pixels.
+    clip: Rect<f64>,
+    /// A ring or line in pixels, then clipped (with `spare` as Sutherland–Hodgman's second
+    /// buffer).
+    pixels: Vec<Coord<f64>>,
+    spare: Vec<Coord<f64>>,
+    /// A ring (line, points) quantized, without repeats, open.
+    ring: Vec<[i32; 2]>,
+}
+
+/// What a geometry writes into: its commands, and the cursor they move.
+struct Commands<'a> {
+    out: &'a mut Vec<u32>,
+    cursor: [i32; 2],
+}
+
+impl Encoder {
+    /// Writes one geometry's commands into `out`; its MVT type, or `None` when nothing is
+    /// left in the tile.
+    fn encode(&mut self, geometry: &Geometry<f64>, out: &mut Vec<u32>) -> Option<tile::GeomType> {
+        // Decide from the box first: the projection is monotonic (x east, y south), so the
+        // lon/lat box maps to the pixel box, and no vertex is projected for a feature that
+        // misses the tile or would quantize to nothing (under half a pixel both ways).
+        let scan = Scan::of(geometry);
+        let b = scan.bbox?;
+        let px = Rect::new(
+            self.projection
+                .project(coord! { x: b.min().x, y: b.max().y }),
+            self.projection
+                .project(coord! { x: b.max().x, y: b.min().y }),
         );
-        let px = Rect::new(nw, se);
-        if matches!(clip.relation(Some(px)), Relation::Outside) {
+        let rel = relation(&self.clip, &px);
+        if rel == Relation::Outside {
             return None;
         }
-        let extended = !matches!(geometry, Geometry::Point(_) | Geometry::MultiPoint(_));
+        let extended = scan.polygons.is_some() || scan.lines.is_some();
         if extended && px.width() < 0.5 && px.height() < 0.5 {
             return None;
         }
+        let mut cmd = Commands {
+            out,
+            cursor: [0, 0],
+        };
+        if scan.polygons == Some(true) {
+            for_each_polygon(geometry, &mut |p| self.polygon(p, rel, &mut cmd));
+            if !cmd.out.is_empty() {
+                return Some(tile::GeomType::Polygon);
+            }
+        }
+        if scan.lines == Some(true) {
+            for_each_line(geometry, &mut |l| self.line(l, rel, &mut cmd));
+            if !cmd.out.is_empty() {
+                return Some(tile::GeomType::Linestring);
+            }
+        }
+        if scan.points {
+            self.ring.clear();
+            for_each_point(geometry, &mut |c| {
+                let p = self.projection.project(c);
+                if contains(&self.clip, p) {
+                    self.ring.push(quantize(p));
+                }
+            });
+            if !self.ring.is_empty() {
+                cmd.out.push(command(MOVE_TO, self.ring.len()));
+                for &v in &self.ring {
+                    cmd.vertex(v);
+                }
+                return Some(tile::GeomType::Point);
+            }
+        }
+        None
     }
-    let mut parts = Parts::default();
-    parts.collect(geometry);
-    let project = |c: Coord<f64>| projection.project(c);
 
-    if !parts.polygons.is_empty() {
-        let polygons = MultiPolygon::new(parts.polygons).map_coords(project);
-        if let Some(tiled) = clip_polygons(polygons, clip) {
-            return Some(Geometry::MultiPolygon(tiled));
+    /// A polygon's rings: the exterior, then each hole that is left; nothing when the
+    /// exterior is gone.
+    fn polygon(&mut self, p: &Polygon<f64>, rel: Relation, cmd: &mut Commands) {
+        if !self.ring_pixels(p.exterior(), rel, RingRole::Exterior) {
+            return;
+        }
+        cmd.ring(&self.ring);
+        for hole in p.interiors() {
+            if self.ring_pixels(hole, rel, RingRole::Interior) {
+                cmd.ring(&self.ring);
+            }
         }
     }
-    if !parts.lines.is_empty() {
-        let lines = MultiLineString::new(parts.lines).map_coords(project);
-        if let Some(tiled) = clip_lines(lines, clip) {
-            return Some(Geometry::MultiLineString(tiled));
+
+    /// Projects, clips (unless the feature lies inside the buffered tile), quantizes and
+    /// orients one ring into `self.ring`; false for a degenerate ring (fewer than 3 distinct
+    /// vertices or zero area after rounding).
+    fn ring_pixels(&mut self, ring: &LineString<f64>, rel: Relation, role: RingRole) -> bool {
+        let projection = self.projection;
+        self.pixels.clear();
+        self.pixels
+            .extend(ring.0.iter().map(|&c| projection.project(c)));
+        if self.pixels.len() > 1 && self.pixels.first() == self.pixels.last() {
+            self.pixels.pop();
+        }
+        if rel == Relation::Crossing
+            && !clip::clip_open_ring(&mut self.pixels, &mut self.spare, self.clip)
+        {
+            return false;
+        }
+        quantized_ring(&self.pixels, &mut self.ring, role)
+    }
+
+    /// A line's parts in the tile, each written when it keeps 2 distinct vertices.
+    fn line(&mut self, line: &[Coord<f64>], rel: Relation, cmd: &mut Commands) {
+        let projection = self.projection;
+        self.pixels.clear();
+        self.pixels
+            .extend(line.iter().map(|&c| projection.project(c)));
+        if rel == Relation::Inside {
+            quantize_into(&self.pixels, &mut self.ring);
+            cmd.line(&self.ring);
+        } else {
+            // Lines are rare in the tiled layers: Liang–Barsky's parts are allocated.
+            let whole = LineString::new(std::mem::take(&mut self.pixels));
+            for part in clip::clip_line(&whole, self.clip) {
+                quantize_into(&part.0, &mut self.ring);
+                cmd.line(&self.ring);
+            }
+            self.pixels = whole.0;
         }
     }
-    let points: Vec<Point<f64>> = parts
-        .points
-        .into_iter()
-        .map(|p| projection.project(p.0))
-        .filter(|&c| clip.contains(c))
-        .map(|c| Point(quantize(c)))
-        .collect();
-    (!points.is_empty()).then(|| Geometry::MultiPoint(MultiPoint::new(points)))
 }
 
-fn clip_polygons(polygons_px: MultiPolygon<f64>, clip: &Clip) -> Option<MultiPolygon<f64>> {
-    if !all_finite(&polygons_px) {
-        return None;
+const MOVE_TO: u32 = 1;
+const LINE_TO: u32 = 2;
+const CLOSE_PATH: u32 = 7;
+
+/// An MVT command integer (MVT 2.1 §4.3.1).
+fn command(id: u32, count: usize) -> u32 {
+    (id & 0x7) | ((count as u32) << 3)
+}
+
+impl Commands<'_> {
+    /// A vertex as a zigzag-encoded move from the cursor (MVT 2.1 §4.3.2).
+    fn vertex(&mut self, v: [i32; 2]) {
+        let zigzag = |n: i32| ((n << 1) ^ (n >> 31)) as u32;
+        self.out.push(zigzag(v[0].saturating_sub(self.cursor[0])));
+        self.out.push(zigzag(v[1].saturating_sub(self.cursor[1])));
+        self.cursor = v;
     }
-    let clipped = match clip.relation(polygons_px.bounding_rect()) {
-        Relation::Outside => return None,
-        Relation::Inside => polygons_px,
-        Relation::Crossing => polygons_px
-            .iter()
-            .filter_map(|p| clip::clip_polygon(p, clip.rect))
-            .collect(),
-    };
-    let tiled: Vec<Polygon<f64>> = clipped
-        .into_iter()
-        .filter_map(|polygon| {
-            let (exterior, interiors) = polygon.into_inner();
-            let exterior = quantized_ring(&exterior, RingRole::Exterior)?;
-            let interiors = interiors
-                .iter()
-                .filter_map(|ring| quantized_ring(ring, RingRole::Interior))
-                .collect();
-            Some(Polygon::new(exterior, interiors))
-        })
-        .collect();
-    (!tiled.is_empty()).then(|| MultiPolygon::new(tiled))
-}
 
-fn clip_lines(lines_px: MultiLineString<f64>, clip: &Clip) -> Option<MultiLineString<f64>> {
-    if !all_finite(&lines_px) {
-        return None;
+    /// A line of 2 or more vertices: MoveTo, LineTo for the rest.
+    fn line(&mut self, line: &[[i32; 2]]) {
+        if line.len() < 2 {
+            return;
+        }
+        self.out.push(command(MOVE_TO, 1));
+        self.vertex(line[0]);
+        self.out.push(command(LINE_TO, line.len() - 1));
+        for &v in &line[1..] {
+            self.vertex(v);
+        }
     }
-    let clipped = match clip.relation(lines_px.bounding_rect()) {
-        Relation::Outside => return None,
-        Relation::Inside => lines_px,
-        Relation::Crossing => lines_px
-            .iter()
-            .flat_map(|l| clip::clip_line(l, clip.rect))
-            .collect(),
-    };
-    let tiled: Vec<LineString<f64>> = clipped
-        .into_iter()
-        .filter_map(|line| {
-            let coords = quantized_coords(&line);
-            (coords.len() >= 2).then(|| LineString::new(coords))
-        })
-        .collect();
-    (!tiled.is_empty()).then(|| MultiLineString::new(tiled))
+
+    /// An open ring: a line, then ClosePath.
+    fn ring(&mut self, ring: &[[i32; 2]]) {
+        self.line(ring);
+        self.out.push(command(CLOSE_PATH, 1));
+    }
 }
 
-/// A NaN or infinite coordinate makes the boolean operations panic: such geometries are skipped.
-fn all_finite(geometry: &impl CoordsIter<Scalar = f64>) -> bool {
-    geometry
-        .coords_iter()
-        .all(|c| c.x.is_finite() && c.y.is_finite())
+fn contains(rect: &Rect<f64>, c: Coord<f64>) -> bool {
+    let (min, max) = (rect.min(), rect.max());
+    c.x >= min.x && c.x <= max.x && c.y >= min.y && c.y <= max.y
 }
 
-fn quantize(c: Coord<f64>) -> Coord<f64> {
-    coord! { x: c.x.round(), y: c.y.round() }
+/// The nearest pixel. Coordinates here lie within the buffered tile (or, for a feature
+/// whose box is inside it, within rounding of it), so they fit an i32.
+fn quantize(c: Coord<f64>) -> [i32; 2] {
+    [c.x.round() as i32, c.y.round() as i32]
 }
 
 /// Rounded coordinates with consecutive repeats removed.
-fn quantized_coords(line: &LineString<f64>) -> Vec<Coord<f64>> {
-    let mut coords: Vec<Coord<f64>> = Vec::with_capacity(line.0.len());
-    for c in line.coords().map(|&c| quantize(c)) {
-        if coords.last() != Some(&c) {
-            coords.push(c);
+fn quantize_into(pixels: &[Coord<f64>], out: &mut Vec<[i32; 2]>) {
+    out.clear();
+    for &c in pixels {
+        let q = quantize(c);
+        if out.last() != Some(&q) {
+            out.push(q);
         }
     }
-    coords
+}
+
+/// Quantizes and orients a ring in pixels (open) into `ring`; false for a degenerate ring
+/// (fewer than 3 distinct vertices or zero area after rounding).
+fn quantized_ring(pixels: &[Coord<f64>], ring: &mut Vec<[i32; 2]>, role: RingRole) -> bool {
+    quantize_into(pixels, ring);
+    if ring.len() > 1 && ring.first() == ring.last() {
+        ring.pop();
+    }
+    if ring.len() < 3 {
+        return false;
+    }
+    let doubled_area = surveyor_doubled_area(ring);
+    if doubled_area == 0 {
+        return false;
+    }
+    if (doubled_area > 0) != (role == RingRole::Exterior) {
+        ring.reverse();
+    }
+    true
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -450,37 +572,15 @@ enum RingRole {
     Interior,
 }
 
-/// Quantize a ring and orient it for MVT (pixel y down): exterior rings get a positive
-/// surveyor's-formula area, interior rings a negative one. `None` for a degenerate ring
-/// (fewer than 3 distinct vertices or zero area after rounding).
-fn quantized_ring(ring: &LineString<f64>, role: RingRole) -> Option<LineString<f64>> {
-    let mut coords = quantized_coords(ring);
-    if coords.len() > 1 && coords.first() == coords.last() {
-        coords.pop();
-    }
-    if coords.len() < 3 {
-        return None;
-    }
-    let doubled_area = surveyor_doubled_area(&coords);
-    if doubled_area == 0.0 {
-        return None;
-    }
-    let wants_positive = role == RingRole::Exterior;
-    if (doubled_area > 0.0) != wants_positive {
-        coords.reverse();
-    }
-    coords.push(coords[0]);
-    Some(LineString::new(coords))
-}
-
-/// Twice the signed area of an open ring by the surveyor's (shoelace) formula. On integral
-/// pixel coordinates the sum is exact in f64.
-fn surveyor_doubled_area(open_ring: &[Coord<f64>]) -> f64 {
+/// Twice the signed area of an open ring by the surveyor's (shoelace) formula, exact on
+/// integral pixels. With y down, an MVT exterior ring has a positive one (clockwise on
+/// screen) and an interior ring a negative one (MVT 2.1 §4.3.4.4).
+fn surveyor_doubled_area(open_ring: &[[i32; 2]]) -> i64 {
     let n = open_ring.len();
     (0..n)
         .map(|i| {
             let (a, b) = (open_ring[i], open_ring[(i + 1) % n]);
-            a.x * b.y - b.x * a.y
+            i64::from(a[0]) * i64::from(b[1]) - i64::from(b[0]) * i64::from(a[1])
         })
         .sum()
 }
@@ -489,23 +589,27 @@ fn surveyor_doubled_area(open_ring: &[Coord<f64>]) -> f64 {
 mod tests {
     use super::*;
 
+    fn oriented(ring: &[(f64, f64)], role: RingRole) -> Option<Vec<[i32; 2]>> {
+        let pixels: Vec<Coord<f64>> = ring.iter().map(|&(x, y)| coord! { x: x, y: y }).collect();
+        let mut out = Vec::new();
+        quantized_ring(&pixels, &mut out, role).then_some(out)
+    }
+
     #[test]
     fn ring_orientation_follows_mvt_y_down() {
         // Clockwise on screen (y down) = positive surveyor area = MVT exterior.
-        let screen_ccw = LineString::from(vec![(0.0, 0.0), (0.0, 10.0), (10.0, 10.0), (10.0, 0.0)]);
-        let exterior = quantized_ring(&screen_ccw, RingRole::Exterior).unwrap();
-        let open = &exterior.0[..exterior.0.len() - 1];
-        assert!(surveyor_doubled_area(open) > 0.0);
-        let interior = quantized_ring(&screen_ccw, RingRole::Interior).unwrap();
-        let open = &interior.0[..interior.0.len() - 1];
-        assert!(surveyor_doubled_area(open) < 0.0);
+        let screen_ccw = [(0.0, 0.0), (0.0, 10.0), (10.0, 10.0), (10.0, 0.0)];
+        let exterior = oriented(&screen_ccw, RingRole::Exterior).unwrap();
+        assert!(surveyor_doubled_area(&exterior) > 0);
+        let interior = oriented(&screen_ccw, RingRole::Interior).unwrap();
+        assert!(surveyor_doubled_area(&interior) < 0);
     }
 
     #[test]
     fn degenerate_rings_are_dropped() {
-        let sliver = LineString::from(vec![(0.1, 0.1), (0.2, 0.3), (0.4, 0.2), (0.1, 0.1)]);
-        assert!(quantized_ring(&sliver, RingRole::Exterior).is_none());
-        let collinear = LineString::from(vec![(0.0, 0.0), (5.0, 5.0), (10.0, 10.0), (0.0, 0.0)]);
-        assert!(quantized_ring(&collinear, RingRole::Exterior).is_none());
+        let sliver = [(0.1, 0.1), (0.2, 0.3), (0.4, 0.2), (0.1, 0.1)];
+        assert!(oriented(&sliver, RingRole::Exterior).is_none());
+        let collinear = [(0.0, 0.0), (5.0, 5.0), (10.0, 10.0), (0.0, 0.0)];
+        assert!(oriented(&collinear, RingRole::Exterior).is_none());
     }
 }
