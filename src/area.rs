@@ -1,9 +1,11 @@
 //! Disturbed acreage: union so overlaps count once, geodesic area on WGS84, and the peak
 //! area disturbed at one time from phase dates.
 
+mod authalic;
+
 use chrono::NaiveDate;
 use geo::orient::{Direction, Orient};
-use geo::{unary_union, BooleanOps, GeodesicArea};
+use geo::{unary_union, BooleanOps};
 use geo_types::{Geometry, MultiPolygon, Polygon};
 use serde::Serialize;
 
@@ -85,9 +87,10 @@ fn overlapping_groups(polys: &[Polygon<f64>]) -> Vec<Vec<usize>> {
     groups.into_values().collect()
 }
 
-/// Geodesic area in acres. A clockwise ring would give the rest of the Earth, so orient first.
+/// Area on the WGS84 ellipsoid in acres, exterior less holes whatever the rings' directions
+/// (`authalic`: the equal-area sphere for short edges, geographiclib otherwise).
 pub fn area_acres(mp: &MultiPolygon<f64>) -> f64 {
-    mp.orient(Direction::Default).geodesic_area_unsigned() / SQ_M_PER_ACRE
+    mp.0.iter().map(authalic::polygon_area_m2).sum::<f64>() / SQ_M_PER_ACRE
 }
 
 /// Acres of `a` not covered by `b`.
@@ -251,7 +254,7 @@ type Piece = (Polygon<f64>, geo_types::Rect<f64>, f64);
 fn piece(g: Polygon<f64>) -> Option<Piece> {
     use geo::BoundingRect;
     let r = g.bounding_rect()?;
-    let acres = g.geodesic_area_unsigned() / SQ_M_PER_ACRE;
+    let acres = authalic::polygon_area_m2(&g) / SQ_M_PER_ACRE;
     Some((g, r, acres))
 }
 
