@@ -1,9 +1,11 @@
 //! Disturbed acreage: union so overlaps count once, geodesic area on WGS84, and the peak
 //! area disturbed at one time from phase dates.
 
+mod authalic;
+
 use chrono::NaiveDate;
 use geo::orient::{Direction, Orient};
-use geo::{unary_union, BooleanOps, GeodesicArea};
+use geo::{unary_union, BooleanOps};
 use geo_types::{Geometry, MultiPolygon, Polygon};
 use serde::Serialize;
 
@@ -85,9 +87,10 @@ fn overlapping_groups(polys: &[Polygon<f64>]) -> Vec<Vec<usize>> {
     groups.into_values().collect()
 }
 
-/// Geodesic area in acres. A clockwise ring would give the rest of the Earth, so orient first.
+/// Area on the WGS84 ellipsoid in acres, exterior less holes whatever the rings' directions
+/// (`authalic`: the equal-area sphere for short edges, geographiclib otherwise).
 pub fn area_acres(mp: &MultiPolygon<f64>) -> f64 {
-    mp.orient(Direction::Default).geodesic_area_unsigned() / SQ_M_PER_ACRE
+    mp.0.iter().map(authalic::polygon_area_m2).sum::<f64>() / SQ_M_PER_ACRE
 }
 
 /// Acres of `a` not covered by `b`.
@@ -130,6 +133,47 @@ pub struct Peak {
     pub acres: f64,
     /// First day the peak is reached; None when no phase has dates.
     pub date: Option<NaiveDate>,
+}
+
+/// A plan's acreage with each union computed once.
+pub struct PlanAcres {
+    /// Every polygon of every phase, unioned.
+    pub union: MultiPolygon<f64>,
+    pub total_acres: f64,
+    pub peak: Peak,
+    pub phases: Vec<PhaseAcres>,
+}
+
+/// The union of all the plan's polygons and its acres, the peak at one time, and each
+/// phase's acres. With no dated phase the peak is that same union, and so is the only phase
+/// of a one-phase plan (the same polygons in the same order), so its acres are reused, not
+/// unioned and measured again: the largest sites were unioned three times.
+pub fn plan_acres(phases: &[Phase]) -> PlanAcres {
+    let union = union(phases.iter().flat_map(|p| &p.polygons));
+    let total_acres = area_acres(&union);
+    let peak = if phases.iter().all(|p| p.start.is_none()) {
+        Peak {
+            acres: total_acres,
+            date: None,
+        }
+    } else {
+        peak_at_one_time(phases)
+    };
+    let phases = match phases {
+        [one] => vec![PhaseAcres {
+            phase: one.name.clone(),
+            acres: total_acres,
+            start: one.start,
+            end: one.end,
+        }],
+        _ => phase_acres(phases),
+    };
+    PlanAcres {
+        union,
+        total_acres,
+        peak,
+        phases,
+    }
 }
 
 /// Acres of each phase on its own (overlaps within the phase counted once).
@@ -210,7 +254,7 @@ type Piece = (Polygon<f64>, geo_types::Rect<f64>, f64);
 fn piece(g: Polygon<f64>) -> Option<Piece> {
     use geo::BoundingRect;
     let r = g.bounding_rect()?;
-    let acres = g.geodesic_area_unsigned() / SQ_M_PER_ACRE;
+    let acres = authalic::polygon_area_m2(&g) / SQ_M_PER_ACRE;
     Some((g, r, acres))
 }
 
@@ -330,6 +374,34 @@ mod tests {
         let a = area_acres(&MultiPolygon(vec![ccw]));
         let b = area_acres(&MultiPolygon(vec![cw]));
         assert!((a - b).abs() < 1e-9 && a > 3.0 && a < 3.1, "{a} {b}");
+    }
+
+    #[test]
+    fn plan_acres_reuses_the_union_only_where_it_is_the_same() {
+        let sq = |x: f64| polygon![(x: x, y: 0.0), (x: x + 0.001, y: 0.0), (x: x + 0.001, y: 0.001), (x: x, y: 0.001)];
+        let phase = |name: &str, start: Option<NaiveDate>, polygons| Phase {
+            name: name.into(),
+            start,
+            end: None,
+            polygons,
+        };
+        // One undated phase of overlapping squares: total, peak and phase are one union.
+        let one = [phase("1", None, vec![sq(0.0), sq(0.0005), sq(0.0025)])];
+        let plan = plan_acres(&one);
+        assert_eq!(plan.total_acres, area_acres(&union(&one[0].polygons)));
+        assert_eq!(plan.peak, peak_at_one_time(&one));
+        assert_eq!(plan.phases, phase_acres(&one));
+        assert!(plan.total_acres > 3.0 * 1.5 && plan.total_acres < 3.1 * 2.5);
+        // Dated phases: the peak and each phase are their own.
+        let d = |m| NaiveDate::from_ymd_opt(2026, m, 1);
+        let two = [
+            phase("a", d(5), vec![sq(0.0)]),
+            phase("b", d(6), vec![sq(0.0005)]),
+        ];
+        let plan = plan_acres(&two);
+        assert_eq!(plan.peak, peak_at_one_time(&two));
+        assert_eq!(plan.phases, phase_acres(&two));
+        assert!(plan.phases[0].acres < plan.total_acres);
     }
 
     #[test]

@@ -126,3 +126,61 @@ fn syracuse_downtown_parcels_load_with_plausible_acres() {
         "only {close} parcels within 10% of the assessor acres"
     );
 }
+
+/// `area_acres` (the authalic sphere for short edges, geographiclib otherwise) against
+/// geographiclib alone on every real polygon at hand: Bellingham's parcels (6k, up to 6,844
+/// vertices) and California's 303(d) water polygons (bays and lakes, km-long edges). The
+/// anchors hold Outfall to 1e-6 of pyproj's Karney solution; this holds it to 2e-7.
+#[test]
+fn fast_acres_agree_with_geographiclib_on_real_polygons() {
+    use geo::orient::{Direction, Orient};
+    use geo::GeodesicArea;
+    let files = [
+        (
+            "massgis-bellingham-parcels/bellingham_ma_parcels_fy2026.geojson",
+            "LOC_ID",
+        ),
+        (
+            "ca-303d-2014-2016/ca_303d_2014_2016_polygons.geojson",
+            "wbid",
+        ),
+    ];
+    for (rel, id_field) in files {
+        let Some(path) = real(rel) else {
+            return;
+        };
+        let dir = dataset(
+            &format!(
+                "allow_outside_paths = true\n{}",
+                layer_toml("parcels", &path, &format!("id_field = {id_field:?}"))
+            ),
+            &[],
+        );
+        let cat = Catalog::open(dir.path()).expect("polygons load");
+        let layer = cat.layer(Role::Parcels).expect("layer");
+        let mut worst = (0.0f64, String::new());
+        for f in &layer.features {
+            let mp = MultiPolygon(polygons_of(&f.geometry));
+            let theirs = mp.orient(Direction::Default).geodesic_area_unsigned() / SQ_M_PER_ACRE;
+            if theirs <= 0.0 {
+                continue;
+            }
+            let rel = (area_acres(&mp) - theirs).abs() / theirs;
+            if rel > worst.0 {
+                worst = (rel, f.id.clone());
+            }
+        }
+        eprintln!(
+            "{rel}: {} polygons, worst {:.2e} at {}",
+            layer.features.len(),
+            worst.0,
+            worst.1
+        );
+        assert!(
+            layer.features.len() > 250,
+            "{rel}: {}",
+            layer.features.len()
+        );
+        assert!(worst.0 < 2e-7, "{rel}: {:.2e} at {}", worst.0, worst.1);
+    }
+}

@@ -174,6 +174,41 @@ pub fn site_manifest(real: &Path, gen: &Path) -> String {
     )
 }
 
+/// The anchors' four steps and nothing else, through Outfall's library, as one call: (i) the
+/// geodesic acres of the union of the site's disturbance polygons, (ii) the nearest flowline,
+/// (iii) the downstream trace, (iv) the 303(d) listings on the traced reaches (matched to
+/// each reach at load, so here a lookup). The full check also finds 20 receiving waters,
+/// phases, parcels, the law's findings, the map frame and the report.
+fn anchor_steps(cat: &Catalog, id: &str) -> Result<Value, String> {
+    use outfall::area;
+    let site = cat.site(id).map_err(|e| e.to_string())?;
+    let polys: Vec<_> = site
+        .disturbance
+        .iter()
+        .flat_map(|&(l, i)| area::polygons_of(&cat.layers[l].features[i].geometry))
+        .collect();
+    let union = area::union(&polys);
+    let acres = area::area_acres(&union);
+    let rules = &cat.manifest.rules;
+    let footprint = geo_types::Geometry::MultiPolygon(union);
+    let nearest = outfall::facts::water::nearest_water(cat, &footprint, rules.search_radius_m);
+    let hydro = cat.hydro.as_ref().ok_or("no flow network")?;
+    let Some(start) = nearest.and_then(|(l, f, _)| hydro.reach_of(l, f)) else {
+        return Ok(
+            json!({"site_id": id, "acres": acres, "entry": null, "trace": 0, "first_impaired": null}),
+        );
+    };
+    let (steps, _, _) = hydro.trace(start, rules.trace_limit_km * 1000.0);
+    let first_impaired = steps
+        .iter()
+        .find(|s| !s.impairments.is_empty())
+        .map(|s| hydro.reach_id(&cat.layers, s.reach));
+    Ok(
+        json!({"site_id": id, "acres": acres, "entry": hydro.reach_id(&cat.layers, start),
+        "trace": steps.len(), "first_impaired": first_impaired}),
+    )
+}
+
 fn bench_site(a: &Args, work: &Path) -> Result<(), String> {
     let cat = open(&work.join("site"), &site_manifest(&a.real, &a.gen))?;
     let n = cat.sites.len() / 2;
@@ -199,6 +234,25 @@ fn bench_site(a: &Args, work: &Path) -> Result<(), String> {
     let [nh, wk]: [Vec<f64>; 2] = ms.try_into().expect("two networks");
     emit_latencies("site", "full_newhope", nh, a.run);
     emit_latencies("site", "full_walker", wk, a.run);
+    // The anchors' steps (i)-(iv) only, checked against the full check's answers first.
+    for (id, full) in ids.iter().zip(&answers) {
+        let steps = anchor_steps(&cat, id)?;
+        if &steps != full {
+            return Err(format!(
+                "site {id}: steps (i)-(iv) {steps} differ from the full check {full}"
+            ));
+        }
+    }
+    let mut ms = vec![Vec::new(), Vec::new()];
+    for (i, id) in ids.iter().enumerate() {
+        let t = Instant::now();
+        let r = anchor_steps(&cat, id);
+        ms[i / n].push(t.elapsed().as_secs_f64() * 1e3);
+        std::hint::black_box(r.ok());
+    }
+    let [nh, wk]: [Vec<f64>; 2] = ms.try_into().expect("two networks");
+    emit_latencies("site", "steps_newhope", nh, a.run);
+    emit_latencies("site", "steps_walker", wk, a.run);
     let out = work.join("outfall_answers.json");
     std::fs::write(&out, Value::Array(answers).to_string())
         .map_err(|e| format!("{}: {e}", out.display()))?;

@@ -221,9 +221,8 @@ fn refused_inputs(catalog: &Catalog, subject: &Subject) -> Vec<String> {
 pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
     let rules = &catalog.manifest.rules;
     let polys = subject.all_polygons();
-    let disturbed = area::union(polys.iter().copied());
-    let total = area::area_acres(&disturbed);
-    let peak = area::peak_at_one_time(&subject.phases);
+    let plan = area::plan_acres(&subject.phases);
+    let (disturbed, total, peak) = (plan.union, plan.total_acres, plan.peak);
     let footprint: Option<Geometry<f64>> = if disturbed.0.is_empty() {
         subject.footprint.clone()
     } else {
@@ -289,7 +288,7 @@ pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
         total_acres: total,
         peak_acres: peak.acres.min(total),
         peak_date: peak.date,
-        phases: area::phase_acres(&subject.phases),
+        phases: plan.phases,
         undated_phases: subject
             .phases
             .iter()

@@ -24,9 +24,24 @@ pub struct PreparedProbe {
 }
 
 struct RingIndex {
+    /// The probe's bounding box in metres: a point or segment clear of it is clear of the
+    /// probe, and its distance to the box bounds its distance to the probe from below.
+    rect_m: Rect<f64>,
     polygons: Vec<Polygon<f64>>,
-    segments: RTree<CachedEnvelope<Line<f64>>>,
-    vertices: RTree<[f64; 2]>,
+    segments: Segments,
+}
+
+/// Below this many segments the probe is scanned: building its two R-trees cost more than
+/// they saved (a quarter of the anchors' four steps for a median site).
+const INDEX_FROM_SEGMENTS: usize = 64;
+
+/// The probe's ring segments and vertices, scanned or indexed.
+enum Segments {
+    Scan(Vec<Line<f64>>),
+    Tree {
+        segments: RTree<CachedEnvelope<Line<f64>>>,
+        vertices: RTree<[f64; 2]>,
+    },
 }
 
 impl PreparedProbe {
@@ -44,16 +59,24 @@ impl PreparedProbe {
                     .iter()
                     .flat_map(|p| std::iter::once(p.exterior()).chain(p.interiors()))
             };
-            let segments = all_rings()
-                .flat_map(|r| r.lines())
-                .map(CachedEnvelope::new)
-                .collect();
-            let vertices = all_rings()
-                .flat_map(|r| r.0.iter().map(|c| [c.x, c.y]))
-                .collect();
+            let lines: Vec<Line<f64>> = all_rings().flat_map(|r| r.lines()).collect();
+            let segments = if lines.len() < INDEX_FROM_SEGMENTS {
+                Segments::Scan(lines)
+            } else {
+                Segments::Tree {
+                    segments: RTree::bulk_load(
+                        lines.into_iter().map(CachedEnvelope::new).collect(),
+                    ),
+                    vertices: RTree::bulk_load(
+                        all_rings()
+                            .flat_map(|r| r.0.iter().map(|c| [c.x, c.y]))
+                            .collect(),
+                    ),
+                }
+            };
             RingIndex {
-                segments: RTree::bulk_load(segments),
-                vertices: RTree::bulk_load(vertices),
+                rect_m,
+                segments,
                 polygons,
             }
         });
@@ -96,14 +119,18 @@ impl RingIndex {
             return None;
         }
         // Touching or crossing boundaries, or one inside the other: 0, as geo's `intersects`.
+        let r = self.rect_m;
         for l in &lines {
             for seg in l.lines() {
-                let env = AABB::from_corners(Point(seg.start), Point(seg.end));
-                if self
-                    .segments
-                    .locate_in_envelope_intersecting(&env)
-                    .any(|s| (**s).intersects(&seg))
+                let (lo, hi) = (seg.start, seg.end);
+                if lo.x.max(hi.x) < r.min().x
+                    || lo.x.min(hi.x) > r.max().x
+                    || lo.y.max(hi.y) < r.min().y
+                    || lo.y.min(hi.y) > r.max().y
                 {
+                    continue;
+                }
+                if self.segments.any_meets(&seg) {
                     return Some(0.0);
                 }
             }
@@ -112,7 +139,7 @@ impl RingIndex {
         // the probe wholly inside or outside each target polygon, so one vertex decides.
         let firsts = lines.iter().filter_map(|l| l.0.first()).chain(&points);
         for c in firsts {
-            if self.polygons.iter().any(|p| p.intersects(c)) {
+            if self.clear_of_box2(*c) == 0.0 && self.polygons.iter().any(|p| p.intersects(c)) {
                 return Some(0.0);
             }
         }
@@ -125,8 +152,13 @@ impl RingIndex {
         // other. Target vertices to the probe's segments, through the index...
         let mut best = f64::INFINITY;
         for c in lines.iter().flat_map(|l| l.0.iter()).chain(&points) {
-            if let Some(s) = self.segments.nearest_neighbor(&Point(*c)) {
-                best = best.min(Euclidean.distance(&**s, &Point(*c)));
+            // A vertex farther from the probe's box than the best so far cannot beat it (a
+            // little slack for rounding, so the minimum stays geo's own value).
+            if self.clear_of_box2(*c) > best * best * (1.0 + 1e-9) {
+                continue;
+            }
+            if let Some(d) = self.segments.nearest_distance(*c) {
+                best = best.min(d);
             }
         }
         // ...then the probe's vertices that can still beat that, to the target's segments.
@@ -137,11 +169,7 @@ impl RingIndex {
             [bbox.min().x - best, bbox.min().y - best],
             [bbox.max().x + best, bbox.max().y + best],
         );
-        let near: Vec<Point<f64>> = self
-            .vertices
-            .locate_in_envelope(&env)
-            .map(|v| Point::new(v[0], v[1]))
-            .collect();
+        let near: Vec<Point<f64>> = self.segments.vertices_in(&env);
         // Squared distances filter; geo's exact distance is taken only where one can win
         // (with a little slack for rounding), so the minimum is geo's own value.
         let mut best2 = best * best * (1.0 + 1e-9);
@@ -154,6 +182,67 @@ impl RingIndex {
             }
         }
         Some(best)
+    }
+}
+
+impl Segments {
+    /// Some probe segment meets `seg` (geo's `intersects`).
+    fn any_meets(&self, seg: &Line<f64>) -> bool {
+        match self {
+            Segments::Scan(lines) => lines.iter().any(|s| s.intersects(seg)),
+            Segments::Tree { segments, .. } => {
+                let env = AABB::from_corners(Point(seg.start), Point(seg.end));
+                segments
+                    .locate_in_envelope_intersecting(&env)
+                    .any(|s| (**s).intersects(seg))
+            }
+        }
+    }
+
+    /// geo's distance from `c` to the nearest probe segment.
+    fn nearest_distance(&self, c: Coord<f64>) -> Option<f64> {
+        match self {
+            Segments::Scan(lines) => {
+                // Squared filter with slack; geo's exact distance where one can win.
+                let mut best = f64::INFINITY;
+                for s in lines {
+                    if segment_distance2(c, s) <= best * best * (1.0 + 1e-9) {
+                        best = best.min(Euclidean.distance(s, &Point(c)));
+                    }
+                }
+                best.is_finite().then_some(best)
+            }
+            Segments::Tree { segments, .. } => segments
+                .nearest_neighbor(&Point(c))
+                .map(|s| Euclidean.distance(&**s, &Point(c))),
+        }
+    }
+
+    /// The probe's ring vertices inside `env` (edges included).
+    fn vertices_in(&self, env: &AABB<[f64; 2]>) -> Vec<Point<f64>> {
+        match self {
+            Segments::Scan(lines) => lines
+                .iter()
+                // Rings are closed: the starts are every vertex.
+                .map(|l| l.start)
+                .filter(|c| rstar::Envelope::contains_point(env, &[c.x, c.y]))
+                .map(Point)
+                .collect(),
+            Segments::Tree { vertices, .. } => vertices
+                .locate_in_envelope(env)
+                .map(|v| Point::new(v[0], v[1]))
+                .collect(),
+        }
+    }
+}
+
+impl RingIndex {
+    /// Squared distance from a point to the probe's bounding box (0 inside it).
+    fn clear_of_box2(&self, c: Coord<f64>) -> f64 {
+        let (lo, hi) = (self.rect_m.min(), self.rect_m.max());
+        let dx = (lo.x - c.x).max(c.x - hi.x).max(0.0);
+        let dy = (lo.y - c.y).max(c.y - hi.y).max(0.0);
+        dx * dx + dy * dy
     }
 }
 

@@ -164,10 +164,27 @@ struct Candidate {
     distance_m: f64,
 }
 
-/// The `MAX_CANDIDATES` waters nearest the probe within `radius_m`, nearest first (ties in
-/// layer and index order). Waters are visited nearest bounding box first, and the exact
-/// distance is computed only while a water can still be among them.
-fn candidates_near(catalog: &Catalog, probe: &Geometry<f64>, radius_m: f64) -> Vec<Candidate> {
+/// The water nearest a footprint (or point) within `radius_m`, as (layer, feature, metres):
+/// the check's first candidate, found the same way but without the other 19.
+pub fn nearest_water(
+    catalog: &Catalog,
+    probe: &Geometry<f64>,
+    radius_m: f64,
+) -> Option<(usize, usize, f64)> {
+    candidates_near(catalog, probe, radius_m, 1)
+        .first()
+        .map(|c| (c.layer, c.feature, c.distance_m))
+}
+
+/// The `k` waters nearest the probe within `radius_m`, nearest first (ties in layer and
+/// index order). Waters are visited nearest bounding box first, and the exact distance is
+/// computed only while a water can still be among them.
+fn candidates_near(
+    catalog: &Catalog,
+    probe: &Geometry<f64>,
+    radius_m: f64,
+    k: usize,
+) -> Vec<Candidate> {
     let Some(rect) = probe.bounding_rect() else {
         return Vec::new();
     };
@@ -213,14 +230,14 @@ fn candidates_near(catalog: &Catalog, probe: &Geometry<f64>, radius_m: f64) -> V
                     distance_m: d,
                 },
             ));
-            if out.len() >= MAX_CANDIDATES {
+            if out.len() >= k.max(1) {
                 out.sort_by(|a, b| {
                     a.1.distance_m
                         .total_cmp(&b.1.distance_m)
                         .then(a.0.cmp(&b.0))
                 });
-                out.truncate(MAX_CANDIDATES);
-                kth = out[MAX_CANDIDATES - 1].1.distance_m;
+                out.truncate(k.max(1));
+                kth = out[k.max(1) - 1].1.distance_m;
             }
         }
     }
@@ -328,7 +345,7 @@ pub fn gather(
     if !out.waters_loaded {
         return out;
     }
-    let cands = candidates_near(catalog, &probe, rules.search_radius_m);
+    let cands = candidates_near(catalog, &probe, rules.search_radius_m, MAX_CANDIDATES);
     out.candidates = cands
         .iter()
         .take(MAX_CANDIDATES)
@@ -345,7 +362,7 @@ pub fn gather(
         })
         .collect();
     if let (Some(_), Some(fp)) = (outfall, footprint) {
-        out.entry.nearest_to_site = candidates_near(catalog, fp, rules.search_radius_m)
+        out.entry.nearest_to_site = candidates_near(catalog, fp, rules.search_radius_m, 1)
             .first()
             .map(|c| (name_of(catalog, c), round1(c.distance_m)));
     }
