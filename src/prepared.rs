@@ -105,7 +105,13 @@ fn files_of(dir: &Path, cfg: &LayerConfig) -> (PathBuf, PathBuf) {
         .map(|s| s.to_string_lossy())
         .unwrap_or_default()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let name = format!("{}-{stem}-{}", cfg.role.as_str(), &hash[..12]);
     let base = dir.join(DIR).join(name);
@@ -203,7 +209,10 @@ pub fn read(dir: &Path, cfg: &LayerConfig, share: f64) -> Result<Option<LoadedLa
     if side.stamp != now {
         return Err(Error::format(
             &json,
-            format!("prepared cache is out of date: {}", stale_reason(&side.stamp, &now)),
+            format!(
+                "prepared cache is out of date: {}",
+                stale_reason(&side.stamp, &now)
+            ),
         ));
     }
     let bytes = std::fs::read(&fgb).map_err(|e| Error::io(&fgb, e))?;
@@ -238,13 +247,20 @@ pub fn read(dir: &Path, cfg: &LayerConfig, share: f64) -> Result<Option<LoadedLa
 /// Every feature of a prepared file, decoded on every core and put back in layer order.
 fn decode(bytes: &[u8], path: &Path, side: &Sidecar) -> Result<Vec<Feature>> {
     let damaged = |why: String| Error::format(path, format!("prepared cache is damaged: {why}"));
-    let parsed = fgbread::parse(bytes, path)?;
+    let parsed = fgbread::parse(bytes, path).map_err(|e| match e {
+        Error::Format { reason, .. } => damaged(reason),
+        other => other,
+    })?;
     let expected: Vec<(&str, ColumnType)> = [
         (side.id_column.as_str(), ColumnType::String),
         (side.order_column.as_str(), ColumnType::Long),
     ]
     .into_iter()
-    .chain(side.columns.iter().map(|c| (c.name.as_str(), column_type(c.kind))))
+    .chain(
+        side.columns
+            .iter()
+            .map(|c| (c.name.as_str(), column_type(c.kind))),
+    )
     .collect();
     let found: Vec<(&str, ColumnType)> = parsed
         .columns
@@ -252,7 +268,9 @@ fn decode(bytes: &[u8], path: &Path, side: &Sidecar) -> Result<Vec<Feature>> {
         .map(|c| (c.name.as_str(), c.kind))
         .collect();
     if found != expected {
-        return Err(damaged("its columns are not the ones its sidecar lists".into()));
+        return Err(damaged(
+            "its columns are not the ones its sidecar lists".into(),
+        ));
     }
     let decoded: Vec<(usize, Feature)> = parsed
         .features
@@ -260,7 +278,8 @@ fn decode(bytes: &[u8], path: &Path, side: &Sidecar) -> Result<Vec<Feature>> {
         .enumerate()
         .with_min_len(256)
         .map(|(i, buf)| {
-            decode_one(buf, &parsed, side).map_err(|why| damaged(format!("feature {}: {why}", i + 1)))
+            decode_one(buf, &parsed, side)
+                .map_err(|why| damaged(format!("feature {}: {why}", i + 1)))
         })
         .collect::<Result<_>>()?;
     let n = decoded.len();
@@ -268,7 +287,11 @@ fn decode(bytes: &[u8], path: &Path, side: &Sidecar) -> Result<Vec<Feature>> {
     for (order, f) in decoded {
         match slots.get_mut(order) {
             Some(slot @ None) => *slot = Some(f),
-            _ => return Err(damaged(format!("position {order} is out of range or repeated"))),
+            _ => {
+                return Err(damaged(format!(
+                    "position {order} is out of range or repeated"
+                )))
+            }
         }
     }
     Ok(slots.into_iter().flatten().collect())
@@ -281,7 +304,10 @@ fn decode_one(
     side: &Sidecar,
 ) -> std::result::Result<(usize, Feature), String> {
     let (geometry, props) = fgbread::decode_feature(buf, parsed)?;
-    if geometry.coords_iter().any(|c| !c.x.is_finite() || !c.y.is_finite()) {
+    if geometry
+        .coords_iter()
+        .any(|c| !c.x.is_finite() || !c.y.is_finite())
+    {
         return Err("a coordinate is not finite".into());
     }
     let (mut id, mut order) = (None, None);
@@ -321,7 +347,12 @@ fn decode_one(
 }
 
 /// A null for each column in `from..to` that stores a null as no value.
-fn nulls_between(columns: &[CachedColumn], from: usize, to: usize, pairs: &mut Vec<(String, Value)>) {
+fn nulls_between(
+    columns: &[CachedColumn],
+    from: usize,
+    to: usize,
+    pairs: &mut Vec<(String, Value)>,
+) {
     for c in columns[from..to].iter().filter(|c| c.absent_is_null) {
         pairs.push((c.name.clone(), Value::Null));
     }
@@ -440,7 +471,11 @@ fn write(
     let columns = columns_of(&loaded.features);
     let id_column = free_name("outfall_id", &columns);
     let order_column = free_name("outfall_order", &columns);
-    let title = format!("{} ({}), prepared by outfall", cfg.path.display(), cfg.role.as_str());
+    let title = format!(
+        "{} ({}), prepared by outfall",
+        cfg.path.display(),
+        cfg.role.as_str()
+    );
     let options = FgbWriterOptions {
         write_index: true,
         detect_type: false,
@@ -515,8 +550,11 @@ fn write(
     }
     let tmp = fgb_path.with_extension("fgb.tmp");
     let file = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    fgb.write(std::io::BufWriter::new(file)).map_err(|e| fail(&e))?;
-    let fgb_bytes = std::fs::metadata(&tmp).map_err(|e| Error::io(&tmp, e))?.len();
+    fgb.write(std::io::BufWriter::new(file))
+        .map_err(|e| fail(&e))?;
+    let fgb_bytes = std::fs::metadata(&tmp)
+        .map_err(|e| Error::io(&tmp, e))?
+        .len();
     std::fs::rename(&tmp, &fgb_path).map_err(|e| Error::io(&fgb_path, e))?;
     let side = Sidecar {
         stamp,
@@ -584,7 +622,7 @@ pub fn prepare(dir: &Path) -> Result<Vec<PreparedLayer>> {
 }
 
 /// Layers with geometry: not rainfall records, not impaired lists given as tables.
-pub(crate) fn is_geometry_layer(cfg: &LayerConfig) -> bool {
+pub fn is_geometry_layer(cfg: &LayerConfig) -> bool {
     let is_table = cfg
         .path
         .extension()

@@ -168,7 +168,13 @@ fn bench_prepared(a: &Args, work: &Path) -> Result<(), String> {
         let layers = outfall::prepared::prepare(&dir).map_err(|e| e.to_string())?;
         emit("prepare", item, "wall_s", t.elapsed().as_secs_f64(), a.run);
         let bytes: u64 = layers.iter().map(|l| l.bytes).sum();
-        emit("prepare", item, "cache_mib", bytes as f64 / 1048576.0, a.run);
+        emit(
+            "prepare",
+            item,
+            "cache_mib",
+            bytes as f64 / 1048576.0,
+            a.run,
+        );
         let t = Instant::now();
         let cat = Catalog::open(&dir).map_err(|e| e.to_string())?;
         emit(

@@ -41,7 +41,9 @@ pub(crate) struct Parsed<'a> {
 pub(crate) fn parse<'a>(bytes: &'a [u8], path: &Path) -> Result<Parsed<'a>> {
     let bad = |why: String| Error::format(path, format!("not a readable FlatGeobuf file: {why}"));
     if bytes.len() < 12 || bytes[0..3] != MAGIC[0..3] || bytes[4..7] != MAGIC[4..7] {
-        return Err(bad("it does not start with the FlatGeobuf magic bytes".into()));
+        return Err(bad(
+            "it does not start with the FlatGeobuf magic bytes".into()
+        ));
     }
     if bytes[3] > MAGIC[3] {
         return Err(bad(format!("format version {} is newer than 3", bytes[3])));
@@ -73,7 +75,10 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], path: &Path) -> Result<Parsed<'a>> {
     let mut features = Vec::with_capacity(count);
     while at < bytes.len() {
         if at + 4 > bytes.len() {
-            return Err(bad(format!("it ends inside feature {}", features.len() + 1)));
+            return Err(bad(format!(
+                "it ends inside feature {}",
+                features.len() + 1
+            )));
         }
         let end = (at + 4).saturating_add(u32_at(bytes, at) as usize);
         if end > bytes.len() {
@@ -268,7 +273,12 @@ pub(crate) fn decode_properties(
     let mut out = Vec::with_capacity(columns.len());
     let mut at = 0usize;
     while at < buf.len() {
-        let idx = u16::from_le_bytes(buf.get(at..at + 2).ok_or_else(short)?.try_into().unwrap_or_default()) as usize;
+        let idx = u16::from_le_bytes(
+            buf.get(at..at + 2)
+                .ok_or_else(short)?
+                .try_into()
+                .unwrap_or_default(),
+        ) as usize;
         at += 2;
         let col = columns
             .get(idx)
@@ -280,7 +290,11 @@ pub(crate) fn decode_properties(
         };
         macro_rules! num {
             ($t:ty) => {
-                <$t>::from_le_bytes(take(std::mem::size_of::<$t>())?.try_into().unwrap_or_default())
+                <$t>::from_le_bytes(
+                    take(std::mem::size_of::<$t>())?
+                        .try_into()
+                        .unwrap_or_default(),
+                )
             };
         }
         let value = match col.kind {
@@ -364,7 +378,9 @@ fn convert(
     );
     let id = feature_id(&properties, cfg.id_field.as_deref(), None, index);
     let mut geom = geometry;
-    let checked = reproject.apply(&mut geom).and_then(|_| check_geometry(geom));
+    let checked = reproject
+        .apply(&mut geom)
+        .and_then(|_| check_geometry(geom));
     match checked {
         Ok(geometry) => Ok(Feature {
             id,
