@@ -129,11 +129,14 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
+/// A feature's properties as (column index, value), in buffer order.
+pub(crate) type Props = Vec<(usize, Value)>;
+
 /// One feature's verified flatbuffer, geometry (in the file's coordinates) and properties.
 pub(crate) fn decode_feature(
     buf: &[u8],
     parsed: &Parsed,
-) -> std::result::Result<(Geometry<f64>, Vec<(usize, Value)>), String> {
+) -> std::result::Result<(Geometry<f64>, Props), String> {
     let f = flatgeobuf::size_prefixed_root_as_feature(buf)
         .map_err(|e| format!("damaged feature: {e}"))?;
     let props = match f.properties() {
@@ -268,7 +271,7 @@ fn polygon(g: &flatgeobuf::Geometry) -> std::result::Result<Polygon<f64>, String
 pub(crate) fn decode_properties(
     buf: &[u8],
     columns: &[Column],
-) -> std::result::Result<Vec<(usize, Value)>, String> {
+) -> std::result::Result<Props, String> {
     let short = || "the properties are cut short".to_string();
     let mut out = Vec::with_capacity(columns.len());
     let mut at = 0usize;
