@@ -201,6 +201,7 @@ fn main() -> anyhow::Result<()> {
                     .unwrap_or_else(|_| "outfall=warn".into()),
             )
             .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
             .without_time()
             .init();
     }

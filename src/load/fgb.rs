@@ -403,3 +403,47 @@ fn convert(
 pub(crate) fn to_properties(map: Map<String, Value>) -> Map<String, Value> {
     map
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_or_foreign_bytes_are_errors_not_panics() {
+        let cols = vec![
+            Column {
+                name: "n".into(),
+                kind: ColumnType::Long,
+            },
+            Column {
+                name: "s".into(),
+                kind: ColumnType::String,
+            },
+        ];
+        let mut buf = 0u16.to_le_bytes().to_vec();
+        buf.extend(42i64.to_le_bytes());
+        buf.extend(1u16.to_le_bytes());
+        buf.extend(3u32.to_le_bytes());
+        buf.extend(b"abc");
+        let props = decode_properties(&buf, &cols).expect("whole buffer");
+        assert_eq!(props, vec![(0, Value::from(42)), (1, Value::from("abc"))]);
+        // Any cut but the one between the two properties leaves one unfinished.
+        for cut in (1..buf.len()).filter(|&c| c != 10) {
+            assert!(
+                decode_properties(&buf[..cut], &cols).is_err(),
+                "cut at {cut}"
+            );
+        }
+        assert!(decode_properties(&7u16.to_le_bytes(), &cols).is_err());
+        let path = Path::new("x.fgb");
+        for bytes in [
+            &b""[..],
+            b"fgb\x03fgb\x00",
+            b"fgb\x03fgb\x00\xff\xff\xff\x7f",
+            b"PK\x03\x04 not it",
+        ] {
+            let e = parse(bytes, path).err().expect("refused");
+            assert!(e.to_string().contains("x.fgb"), "{e}");
+        }
+    }
+}
