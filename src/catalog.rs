@@ -54,6 +54,7 @@ impl Catalog {
         let mut impaired_tables = Vec::new();
         let mut rainfall = Vec::new();
         let total = manifest.layers.len();
+        let mut origins: Vec<(String, bool)> = Vec::new();
         for (n, cfg) in manifest.layers.iter().enumerate() {
             progress(&cfg.path.display().to_string(), n, total);
             if cfg.role == Role::Rainfall {
@@ -81,7 +82,8 @@ impl Catalog {
                 continue;
             }
             check_inside(&manifest, cfg)?;
-            let loaded = load::load_layer(&manifest.dir, cfg, manifest.max_rejected_share_of(cfg))?;
+            let (loaded, cached) = read_layer(&manifest, cfg)?;
+            origins.push((cfg.path.display().to_string(), cached));
             let same = layers.iter().filter(|l| l.config.role == cfg.role).count();
             let collection_id = match same {
                 0 => cfg.role.as_str().to_string(),
@@ -89,6 +91,7 @@ impl Catalog {
             };
             layers.push(Layer::new(cfg.clone(), collection_id, loaded));
         }
+        log_origins(&manifest.dir, &origins);
         progress("stream network", total, total);
         let waterbody_impairments =
             crate::waters::waterbody_impairments(&layers, &impaired_tables, &manifest.rules);
@@ -380,8 +383,7 @@ pub fn validate(dir: &Path) -> Validation {
             } else if is_table {
                 read_impaired_table(&manifest.dir, cfg).map(|_| ())
             } else {
-                load::load_layer(&manifest.dir, cfg, manifest.max_rejected_share_of(cfg))
-                    .map(|_| ())
+                read_layer(&manifest, cfg).map(|_| ())
             }
         });
         if let Err(e) = result {
@@ -452,9 +454,48 @@ fn read_impaired_table(dir: &Path, cfg: &LayerConfig) -> Result<ImpairedTable> {
     })
 }
 
+/// Reads one geometry layer: its prepared copy (`outfall prepare`) when that is current, else
+/// its source. A stale or damaged copy is reported and the source read instead, so the cache
+/// never changes an answer. The flag says whether the copy was used.
+fn read_layer(manifest: &Manifest, cfg: &LayerConfig) -> Result<(load::LoadedLayer, bool)> {
+    let share = manifest.max_rejected_share_of(cfg);
+    match crate::prepared::read(&manifest.dir, cfg, share) {
+        Ok(Some(loaded)) => return Ok((loaded, true)),
+        Ok(None) => {}
+        Err(e) => tracing::warn!("{e}; loading the source instead"),
+    }
+    Ok((load::load_layer(&manifest.dir, cfg, share)?, false))
+}
+
+/// One line saying which layers came from the prepared cache, when there is one.
+fn log_origins(dir: &Path, origins: &[(String, bool)]) {
+    let cache = dir.join(crate::prepared::DIR);
+    if !cache.is_dir() {
+        return;
+    }
+    let list = |cached: bool| {
+        let names: Vec<&str> = origins
+            .iter()
+            .filter(|o| o.1 == cached)
+            .map(|o| o.0.as_str())
+            .collect();
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    tracing::info!(
+        "prepared cache {}: from the cache: {}; from the source: {}",
+        cache.display(),
+        list(true),
+        list(false)
+    );
+}
+
 /// Unless the manifest allows it, a layer's file must lie inside the data folder, also after
 /// following symbolic links.
-fn check_inside(manifest: &Manifest, cfg: &LayerConfig) -> Result<()> {
+pub(crate) fn check_inside(manifest: &Manifest, cfg: &LayerConfig) -> Result<()> {
     if manifest.allow_outside_paths {
         return Ok(());
     }

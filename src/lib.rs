@@ -20,6 +20,7 @@ pub mod load;
 pub mod measure;
 pub mod network;
 pub mod period;
+pub mod prepared;
 pub mod record;
 pub mod registry;
 pub mod report;

@@ -70,6 +70,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write every geometry layer, loaded and checked, to DATA/.prepared/ as FlatGeobuf, so
+    /// later loads (serve, check, validate) read it instead of the sources while they are
+    /// unchanged.
+    Prepare {
+        /// Data folder holding outfall.toml
+        #[arg(long)]
+        data: PathBuf,
+    },
     /// Load a data set and list every error and problem in it; exits non-zero on an error.
     Validate {
         /// Data folder holding outfall.toml
@@ -184,6 +192,19 @@ fn load(data: &Path) -> anyhow::Result<Catalog> {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Serve { .. }) {
+        // The library's warnings (a stale prepared cache) on standard error; stdout is the
+        // command's output.
+        tracing_subscriber::fmt()
+            .with_env_filter(
+                tracing_subscriber::EnvFilter::try_from_default_env()
+                    .unwrap_or_else(|_| "outfall=warn".into()),
+            )
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .without_time()
+            .init();
+    }
     match cli.command {
         Command::Check {
             data,
@@ -260,6 +281,34 @@ fn main() -> anyhow::Result<()> {
                     text += &format!("  Settings: {}\n", s.join(", "));
                 }
             }
+            emit(&text)
+        }
+        Command::Prepare { data } => {
+            let started = std::time::Instant::now();
+            let layers = outfall::prepared::prepare(&data)?;
+            let mut text = String::new();
+            for l in &layers {
+                text += &match &l.skipped {
+                    None => format!(
+                        "{} ({}): {} features -> {} ({:.1} MiB)\n",
+                        l.path,
+                        l.role,
+                        l.features,
+                        l.file.display(),
+                        l.bytes as f64 / 1048576.0
+                    ),
+                    Some(why) => format!(
+                        "{} ({}): not prepared, it loads from its source: {why}\n",
+                        l.path, l.role
+                    ),
+                };
+            }
+            text += &format!(
+                "{}: {} layer(s) prepared in {:.1} s\n",
+                data.display(),
+                layers.iter().filter(|l| l.skipped.is_none()).count(),
+                started.elapsed().as_secs_f64()
+            );
             emit(&text)
         }
         Command::Validate { data, strict } => {

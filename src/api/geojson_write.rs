@@ -12,7 +12,7 @@ use super::AppState;
 use crate::attributes::Properties;
 use crate::catalog::Layer;
 use geo_types::{Coord, Geometry, LineString, Polygon};
-use serde::ser::{SerializeMap, Serializer};
+use serde::ser::Serializer;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};

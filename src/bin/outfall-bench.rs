@@ -4,7 +4,7 @@
 //! `value`, `run`), so `scripts/bench-peers.sh` can put both in one table.
 //!
 //! Usage: outfall-bench --gen /tmp/outfall-anchors/data --real ../shared/data/real
-//!        [--what load,site,tiles] [--run N]
+//!        [--what load,site,tiles,prepared] [--run N]
 //!
 //! A benchmark, not a test: it is never run by `make test`.
 
@@ -123,8 +123,9 @@ fn coordinate_bytes(cat: &Catalog) -> f64 {
     n as f64 * 16.0
 }
 
-fn bench_load(a: &Args, work: &Path) -> Result<(), String> {
-    let items = [
+/// The parcels files the load benchmarks read: (item, file, id field).
+fn load_items(a: &Args) -> [(&'static str, PathBuf, &'static str); 2] {
+    [
         (
             "bellingham_6k",
             a.real
@@ -132,8 +133,11 @@ fn bench_load(a: &Args, work: &Path) -> Result<(), String> {
             "LOC_ID",
         ),
         ("parcels_100k", a.gen.join("parcels_100k.geojson"), "pid"),
-    ];
-    for (item, path, id_field) in items {
+    ]
+}
+
+fn bench_load(a: &Args, work: &Path) -> Result<(), String> {
+    for (item, path, id_field) in load_items(a) {
         let (rss0, _) = rss_mib();
         let t = Instant::now();
         let cat = open(&work.join(item), &parcels_manifest(&path, id_field))?;
@@ -149,6 +153,38 @@ fn bench_load(a: &Args, work: &Path) -> Result<(), String> {
             (rss1 - rss0) * 1048576.0 / coord,
             a.run,
         );
+    }
+    Ok(())
+}
+
+/// The prepared cache (`outfall prepare`) of the load items: the prepare time, the cache's
+/// size on disk, then load + index from the cache in the same process (item `ITEM_prepared`,
+/// paired with `load`'s GeoJSON figure for ITEM).
+fn bench_prepared(a: &Args, work: &Path) -> Result<(), String> {
+    for (item, path, id_field) in load_items(a) {
+        let dir = work.join(format!("{item}_prepared"));
+        open(&dir, &parcels_manifest(&path, id_field))?;
+        let t = Instant::now();
+        let layers = outfall::prepared::prepare(&dir).map_err(|e| e.to_string())?;
+        emit("prepare", item, "wall_s", t.elapsed().as_secs_f64(), a.run);
+        let bytes: u64 = layers.iter().map(|l| l.bytes).sum();
+        emit(
+            "prepare",
+            item,
+            "cache_mib",
+            bytes as f64 / 1048576.0,
+            a.run,
+        );
+        let t = Instant::now();
+        let cat = Catalog::open(&dir).map_err(|e| e.to_string())?;
+        emit(
+            "load",
+            &format!("{item}_prepared"),
+            "wall_s",
+            t.elapsed().as_secs_f64(),
+            a.run,
+        );
+        std::hint::black_box(cat.layers.len());
     }
     Ok(())
 }
@@ -397,8 +433,9 @@ fn main() {
             "site" => bench_site(&a, &work),
             "tiles" => bench_tiles(&a, &work),
             "scale" => bench_scale(&a, &work),
+            "prepared" => bench_prepared(&a, &work),
             other => Err(format!(
-                "unknown benchmark '{other}' (load, site, tiles, scale)"
+                "unknown benchmark '{other}' (load, site, tiles, scale, prepared)"
             )),
         };
         if let Err(e) = r {

@@ -4,6 +4,7 @@
 
 mod archive;
 mod crs;
+pub(crate) mod fgb;
 mod geojson;
 mod gpkg;
 mod kml;
@@ -23,7 +24,7 @@ use crate::error::{Error, Result};
 use geo::orient::{Direction, Orient};
 use geo::BoundingRect;
 use geo_types::Geometry;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -37,7 +38,7 @@ pub struct Feature {
 }
 
 /// Where a layer came from, so a report can be reproduced.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SourceInfo {
     pub role: String,
     pub path: String,
@@ -47,14 +48,14 @@ pub struct SourceInfo {
 }
 
 /// A feature that could not be loaded, named so a user can find and fix it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LoadProblem {
     pub path: String,
     pub feature: String,
     pub reason: String,
     /// For a disturbance feature: the site it belongs to (its `site_field` value), so the
     /// site's report can say which of its inputs was refused.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub site: Option<String>,
 }
 
@@ -297,11 +298,12 @@ pub fn load_layer(dir: &Path, cfg: &LayerConfig, max_rejected_share: f64) -> Res
     let raw = match ext.as_str() {
         "shp" => shapefile::read(&path, cfg)?,
         "geojson" | "json" => geojson::read(&path, cfg)?,
+        "fgb" => fgb::read(&path, cfg)?,
         other => {
             return Err(Error::format(
                 &path,
                 format!(
-                    "unsupported file type '.{other}' for a geometry layer (use .shp or .geojson)"
+                    "unsupported file type '.{other}' for a geometry layer (use .shp, .geojson or .fgb)"
                 ),
             ))
         }
