@@ -322,28 +322,37 @@ fn decode_one(
     // Columns are written in key order, so the values come sorted and are encoded straight
     // into the feature's attributes over the shared key list.
     let columns = &side.columns;
-    let mut values: Vec<(usize, Vec<u8>)> = Vec::with_capacity(columns.len());
+    // All values' JSON text in one buffer, with each column's span: one allocation per
+    // feature rather than one per value.
+    let mut text: Vec<u8> = Vec::with_capacity(buf.len());
+    let mut values: Vec<(usize, std::ops::Range<usize>)> = Vec::with_capacity(columns.len());
     let mut next = 0usize;
     for (i, v) in props {
         match (i, v) {
-            (0, Value::String(s)) => id = Some(s),
-            (1, Value::Number(n)) => order = n.as_u64(),
+            (0, fgbread::Prop::Text(s)) => id = Some(s.into_owned()),
+            (1, fgbread::Prop::Value(Value::Number(n))) => order = n.as_u64(),
             (0 | 1, _) => return Err("the id or position column holds the wrong kind".into()),
             (i, v) => {
                 let c = i - 2;
                 if c < next || c >= columns.len() {
                     return Err("the properties are out of column order".into());
                 }
-                nulls_between(columns, next, c, &mut values);
-                values.push((c, serde_json::to_vec(&v).map_err(|e| e.to_string())?));
+                nulls_between(columns, next, c, &mut text, &mut values);
+                let start = text.len();
+                match v {
+                    fgbread::Prop::Text(t) => serde_json::to_writer(&mut text, &*t),
+                    fgbread::Prop::Value(v) => serde_json::to_writer(&mut text, &v),
+                }
+                .map_err(|e| e.to_string())?;
+                values.push((c, start..text.len()));
                 next = c + 1;
             }
         }
     }
-    nulls_between(columns, next, columns.len(), &mut values);
+    nulls_between(columns, next, columns.len(), &mut text, &mut values);
     let properties = Properties::from_encoded(
         keys.clone(),
-        values.iter().map(|(i, text)| (*i, text.as_slice())),
+        values.iter().map(|(i, span)| (*i, &text[span.clone()])),
     );
     let id = id.ok_or("no id")?;
     let order = order.ok_or("no position")? as usize;
@@ -362,11 +371,14 @@ fn nulls_between(
     columns: &[CachedColumn],
     from: usize,
     to: usize,
-    values: &mut Vec<(usize, Vec<u8>)>,
+    text: &mut Vec<u8>,
+    values: &mut Vec<(usize, std::ops::Range<usize>)>,
 ) {
     for (i, c) in columns.iter().enumerate().take(to).skip(from) {
         if c.absent_is_null {
-            values.push((i, b"null".to_vec()));
+            let start = text.len();
+            text.extend_from_slice(b"null");
+            values.push((i, start..text.len()));
         }
     }
 }

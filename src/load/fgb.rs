@@ -130,13 +130,30 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 }
 
 /// A feature's properties as (column index, value), in buffer order.
-pub(crate) type Props = Vec<(usize, Value)>;
+pub(crate) type Props<'a> = Vec<(usize, Prop<'a>)>;
+
+/// One decoded property. Text borrows the feature's buffer, because a cached load encodes it
+/// straight back to JSON and a `String` per value was most of that load's allocation.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Prop<'a> {
+    Text(std::borrow::Cow<'a, str>),
+    Value(Value),
+}
+
+impl Prop<'_> {
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Prop::Text(t) => Value::String(t.into_owned()),
+            Prop::Value(v) => v,
+        }
+    }
+}
 
 /// One feature's verified flatbuffer, geometry (in the file's coordinates) and properties.
-pub(crate) fn decode_feature(
-    buf: &[u8],
+pub(crate) fn decode_feature<'a>(
+    buf: &'a [u8],
     parsed: &Parsed,
-) -> std::result::Result<(Geometry<f64>, Props), String> {
+) -> std::result::Result<(Geometry<f64>, Props<'a>), String> {
     let f = flatgeobuf::size_prefixed_root_as_feature(buf)
         .map_err(|e| format!("damaged feature: {e}"))?;
     let props = match f.properties() {
@@ -268,10 +285,10 @@ fn polygon(g: &flatgeobuf::Geometry) -> std::result::Result<Polygon<f64>, String
 /// A feature's property buffer: (column index, value) in buffer order. Numbers keep their
 /// kind (an integer column gives integers, a double column floats); a Json column's text is
 /// parsed back to its value.
-pub(crate) fn decode_properties(
-    buf: &[u8],
+pub(crate) fn decode_properties<'a>(
+    buf: &'a [u8],
     columns: &[Column],
-) -> std::result::Result<Props, String> {
+) -> std::result::Result<Props<'a>, String> {
     let short = || "the properties are cut short".to_string();
     let mut out = Vec::with_capacity(columns.len());
     let mut at = 0usize;
@@ -286,7 +303,7 @@ pub(crate) fn decode_properties(
         let col = columns
             .get(idx)
             .ok_or_else(|| format!("a property names column {idx}, which the header lacks"))?;
-        let mut take = |n: usize| -> std::result::Result<&[u8], String> {
+        let mut take = |n: usize| -> std::result::Result<&'a [u8], String> {
             let s = buf.get(at..at + n).ok_or_else(short)?;
             at += n;
             Ok(s)
@@ -300,7 +317,7 @@ pub(crate) fn decode_properties(
                 )
             };
         }
-        let value = match col.kind {
+        let value = Prop::Value(match col.kind {
             ColumnType::Bool => Value::Bool(num!(u8) != 0),
             ColumnType::Byte => Value::from(num!(i8)),
             ColumnType::UByte => Value::from(num!(u8)),
@@ -315,15 +332,17 @@ pub(crate) fn decode_properties(
             kind => {
                 let n = num!(u32) as usize;
                 let bytes = take(n)?;
-                let text = || String::from_utf8_lossy(bytes).into_owned();
                 match kind {
                     ColumnType::Json => serde_json::from_slice(bytes)
                         .map_err(|e| format!("column {}: not JSON: {e}", col.name))?,
                     ColumnType::Binary => Value::String(hex::encode(bytes)),
-                    _ => Value::String(text()),
+                    _ => {
+                        out.push((idx, Prop::Text(String::from_utf8_lossy(bytes))));
+                        continue;
+                    }
                 }
             }
-        };
+        });
         out.push((idx, value));
     }
     Ok(out)
@@ -375,7 +394,7 @@ fn convert(
     };
     let map: Map<String, Value> = props
         .into_iter()
-        .map(|(i, v)| (parsed.columns[i].name.clone(), v))
+        .map(|(i, v)| (parsed.columns[i].name.clone(), v.into_value()))
         .collect();
     let id = feature_id(&map, cfg.id_field.as_deref(), None, index);
     let mut geom = geometry;
@@ -424,6 +443,10 @@ mod tests {
         buf.extend(3u32.to_le_bytes());
         buf.extend(b"abc");
         let props = decode_properties(&buf, &cols).expect("whole buffer");
+        let props: Vec<(usize, Value)> = props
+            .into_iter()
+            .map(|(i, p)| (i, p.into_value()))
+            .collect();
         assert_eq!(props, vec![(0, Value::from(42)), (1, Value::from("abc"))]);
         // Any cut but the one between the two properties leaves one unfinished.
         for cut in (1..buf.len()).filter(|&c| c != 10) {
