@@ -291,15 +291,7 @@ fn a_manifest_layer_may_be_a_flatgeobuf_file() {
         "",
         &[("parcels.fgb", &std::fs::read(&fgb).expect("read fgb"))],
     );
-    std::fs::write(
-        dir.path().join("outfall.toml"),
-        layer_toml(
-            "parcels",
-            Path::new("parcels.fgb"),
-            "id_field = \"PARCEL_ID\"",
-        ),
-    )
-    .expect("manifest");
+    write_fgb_parcels_manifest(dir.path());
     let cat = Catalog::open(dir.path()).expect("a .fgb layer loads");
     let a = source.layer(outfall::Role::Parcels).expect("parcels");
     let b = cat.layer(outfall::Role::Parcels).expect("parcels");
@@ -392,15 +384,7 @@ fn gdal_reads_the_prepared_files_and_outfall_reads_gdals() {
         .status()
         .expect("run ogr2ogr");
     assert!(st.success());
-    std::fs::write(
-        out_dir.path().join("outfall.toml"),
-        layer_toml(
-            "parcels",
-            Path::new("parcels.fgb"),
-            "id_field = \"PARCEL_ID\"",
-        ),
-    )
-    .expect("manifest");
+    write_fgb_parcels_manifest(out_dir.path());
     let gdal_cat = Catalog::open(out_dir.path()).expect("GDAL's .fgb loads");
     let ours = Catalog::open(dir.path()).expect("load");
     let (a, b) = (
@@ -459,4 +443,17 @@ fn real_bellingham_parcels_from_the_cache_equal_the_geojson_load() {
         let b = outfall::screening::check_parcel(&cached, &id).map(|r| r.json());
         assert_eq!(a.ok(), b.ok(), "parcel {id}");
     }
+}
+
+/// A manifest whose one layer is the demo's parcels as `parcels.fgb`.
+fn write_fgb_parcels_manifest(dir: &Path) {
+    std::fs::write(
+        dir.join("outfall.toml"),
+        layer_toml(
+            "parcels",
+            Path::new("parcels.fgb"),
+            "id_field = \"PARCEL_ID\"",
+        ),
+    )
+    .expect("manifest");
 }
