@@ -4,7 +4,7 @@
 //! `value`, `run`), so `scripts/bench-peers.sh` can put both in one table.
 //!
 //! Usage: outfall-bench --gen /tmp/outfall-anchors/data --real ../shared/data/real
-//!        [--what load,site,tiles,prepared] [--run N]
+//!        [--what load,site,steps,tiles,prepared] [--run N]
 //!
 //! A benchmark, not a test: it is never run by `make test`.
 
@@ -22,6 +22,8 @@ struct Args {
     run: u32,
     /// `--what scale`: a parcels GeoJSON to load, measure and check parcels of.
     parcels: Option<PathBuf>,
+    /// Timed passes over the sites (more passes give a profiler more samples).
+    passes: usize,
 }
 
 fn args() -> Result<Args, String> {
@@ -31,6 +33,7 @@ fn args() -> Result<Args, String> {
         what: vec!["load".into(), "site".into(), "tiles".into()],
         run: 1,
         parcels: None,
+        passes: 1,
     };
     a.real = std::fs::canonicalize(&a.real).unwrap_or(a.real);
     let mut it = std::env::args().skip(1);
@@ -42,6 +45,11 @@ fn args() -> Result<Args, String> {
             "--real" => a.real = abs(v)?,
             "--what" => a.what = v.split(',').map(str::to_string).collect(),
             "--parcels" => a.parcels = Some(abs(v)?),
+            "--passes" => {
+                a.passes = v
+                    .parse()
+                    .map_err(|_| format!("--passes {v}: not a number"))?
+            }
             "--run" => a.run = v.parse().map_err(|_| format!("--run {v}: not a number"))?,
             _ => return Err(format!("unknown option {k}")),
         }
@@ -215,8 +223,14 @@ pub fn site_manifest(real: &Path, gen: &Path) -> String {
 /// (iii) the downstream trace, (iv) the 303(d) listings on the traced reaches (matched to
 /// each reach at load, so here a lookup). The full check also finds 20 receiving waters,
 /// phases, parcels, the law's findings, the map frame and the report.
-fn anchor_steps(cat: &Catalog, id: &str) -> Result<Value, String> {
+fn anchor_steps(cat: &Catalog, id: &str, split_ms: &mut [f64; 5]) -> Result<Value, String> {
     use outfall::area;
+    *split_ms = [0.0; 5];
+    let mut t = Instant::now();
+    let mut lap = |i: usize| {
+        split_ms[i] = t.elapsed().as_secs_f64() * 1e3;
+        t = Instant::now();
+    };
     let site = cat.site(id).map_err(|e| e.to_string())?;
     let polys: Vec<_> = site
         .disturbance
@@ -224,10 +238,13 @@ fn anchor_steps(cat: &Catalog, id: &str) -> Result<Value, String> {
         .flat_map(|&(l, i)| area::polygons_of(&cat.layers[l].features[i].geometry))
         .collect();
     let union = area::union(&polys);
+    lap(0);
     let acres = area::area_acres(&union);
+    lap(1);
     let rules = &cat.manifest.rules;
     let footprint = geo_types::Geometry::MultiPolygon(union);
     let nearest = outfall::facts::water::nearest_water(cat, &footprint, rules.search_radius_m);
+    lap(2);
     let hydro = cat.hydro.as_ref().ok_or("no flow network")?;
     let Some(start) = nearest.and_then(|(l, f, _)| hydro.reach_of(l, f)) else {
         return Ok(
@@ -235,17 +252,20 @@ fn anchor_steps(cat: &Catalog, id: &str) -> Result<Value, String> {
         );
     };
     let (steps, _, _) = hydro.trace(start, rules.trace_limit_km * 1000.0);
+    lap(3);
     let first_impaired = steps
         .iter()
         .find(|s| !s.impairments.is_empty())
         .map(|s| hydro.reach_id(&cat.layers, s.reach));
+    lap(4);
     Ok(
         json!({"site_id": id, "acres": acres, "entry": hydro.reach_id(&cat.layers, start),
         "trace": steps.len(), "first_impaired": first_impaired}),
     )
 }
 
-fn bench_site(a: &Args, work: &Path) -> Result<(), String> {
+/// `full`: also time the full check (`--what site`); `--what steps` times the four steps only.
+fn bench_site(a: &Args, work: &Path, full: bool) -> Result<(), String> {
     let cat = open(&work.join("site"), &site_manifest(&a.real, &a.gen))?;
     let n = cat.sites.len() / 2;
     if n == 0 {
@@ -261,7 +281,8 @@ fn bench_site(a: &Args, work: &Path) -> Result<(), String> {
             "first_impaired": r.first_impaired.as_ref().map(|i| i.reach_id.clone())}));
     }
     let mut ms = vec![Vec::new(), Vec::new()];
-    for (i, id) in ids.iter().enumerate() {
+    let full_passes = if full { a.passes } else { 0 };
+    for (i, id) in ids.iter().enumerate().cycle().take(ids.len() * full_passes) {
         let t = Instant::now();
         let r = check_site(&cat, id);
         ms[i / n].push(t.elapsed().as_secs_f64() * 1e3);
@@ -271,8 +292,9 @@ fn bench_site(a: &Args, work: &Path) -> Result<(), String> {
     emit_latencies("site", "full_newhope", nh, a.run);
     emit_latencies("site", "full_walker", wk, a.run);
     // The anchors' steps (i)-(iv) only, checked against the full check's answers first.
+    let mut split = [0.0; 5];
     for (id, full) in ids.iter().zip(&answers) {
-        let steps = anchor_steps(&cat, id)?;
+        let steps = anchor_steps(&cat, id, &mut split)?;
         if &steps != full {
             return Err(format!(
                 "site {id}: steps (i)-(iv) {steps} differ from the full check {full}"
@@ -280,15 +302,34 @@ fn bench_site(a: &Args, work: &Path) -> Result<(), String> {
         }
     }
     let mut ms = vec![Vec::new(), Vec::new()];
-    for (i, id) in ids.iter().enumerate() {
+    // Per step and network: (i) union, then acres, (ii) nearest, (iii) trace, (iv) impaired.
+    let mut step_ms = vec![vec![Vec::new(); 5], vec![Vec::new(); 5]];
+    for (i, id) in ids.iter().enumerate().cycle().take(ids.len() * a.passes) {
         let t = Instant::now();
-        let r = anchor_steps(&cat, id);
+        let r = anchor_steps(&cat, id, &mut split);
         ms[i / n].push(t.elapsed().as_secs_f64() * 1e3);
         std::hint::black_box(r.ok());
+        for (s, v) in split.iter().enumerate() {
+            step_ms[i / n][s].push(*v);
+        }
     }
     let [nh, wk]: [Vec<f64>; 2] = ms.try_into().expect("two networks");
     emit_latencies("site", "steps_newhope", nh, a.run);
     emit_latencies("site", "steps_walker", wk, a.run);
+    for (net, per_step) in ["newhope", "walker"].iter().zip(step_ms) {
+        for (name, v) in [
+            "i_union",
+            "i_acres",
+            "ii_nearest",
+            "iii_trace",
+            "iv_impaired",
+        ]
+        .iter()
+        .zip(per_step)
+        {
+            emit_latencies("site_step", &format!("{name}_{net}"), v, a.run);
+        }
+    }
     let out = work.join("outfall_answers.json");
     std::fs::write(&out, Value::Array(answers).to_string())
         .map_err(|e| format!("{}: {e}", out.display()))?;
@@ -430,7 +471,8 @@ fn main() {
     for w in a.what.clone() {
         let r = match w.as_str() {
             "load" => bench_load(&a, &work),
-            "site" => bench_site(&a, &work),
+            "site" => bench_site(&a, &work, true),
+            "steps" => bench_site(&a, &work, false),
             "tiles" => bench_tiles(&a, &work),
             "scale" => bench_scale(&a, &work),
             "prepared" => bench_prepared(&a, &work),

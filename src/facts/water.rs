@@ -202,10 +202,7 @@ fn candidates_near(
             Role::Waterbodies => true,
             _ => continue,
         };
-        for fi in layer.query(search) {
-            let Some(r) = layer.features[fi].geometry.bounding_rect() else {
-                continue;
-            };
+        for (fi, r) in layer.query_envelopes(search) {
             let lb = prepared.lower_bound_m(r);
             if lb <= radius_m {
                 queue.push((lb, queue.len(), waterbody, li, fi));
