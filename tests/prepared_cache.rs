@@ -70,6 +70,24 @@ fn assert_same_layer(a: &Layer, b: &Layer) {
     assert_eq!(a.problems.json(), b.problems.json(), "{what}: problems");
     assert_eq!(a.source.json(), b.source.json(), "{what}: source info");
     assert_eq!(a.bbox(), b.bbox(), "{what}: index extent");
+    // The id lookup and the R-tree (built from what the cache hands over) answer alike.
+    for (i, f) in a.features.iter().enumerate() {
+        assert_eq!(
+            a.position(&f.id),
+            b.position(&f.id),
+            "{what} {}: by id",
+            f.id
+        );
+        if i % 25 == 0 {
+            if let Some(r) = geo::BoundingRect::bounding_rect(&f.geometry) {
+                let mut qa: Vec<usize> = a.query(r).collect();
+                let mut qb: Vec<usize> = b.query(r).collect();
+                qa.sort_unstable();
+                qb.sort_unstable();
+                assert_eq!(qa, qb, "{what} {}: features near it", f.id);
+            }
+        }
+    }
 }
 
 /// Anything serializable as JSON text, to compare what a user would see.
@@ -228,6 +246,26 @@ fn a_source_changed_after_prepare_makes_its_cache_ignored() {
 }
 
 /// The prepared file of a layer (the one `.fgb` whose name starts with the role).
+#[test]
+fn a_sidecar_id_order_that_is_wrong_is_not_trusted() {
+    let dir = copy_of(&demo_dir());
+    let source = Catalog::open(dir.path()).expect("demo loads from its sources");
+    outfall::prepared::prepare(dir.path()).expect("prepare the demo");
+    let fgb = prepared_file(dir.path(), "parcels");
+    let json = fgb.with_extension("json");
+    let mut side: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("sidecar")).expect("json");
+    let order = side["by_id"]
+        .as_array_mut()
+        .expect("the sidecar lists the id order");
+    assert!(order.len() > 400);
+    order.reverse();
+    std::fs::write(&json, side.to_string()).expect("write sidecar");
+    let from_cache = Catalog::open(dir.path()).expect("loads from the cache");
+    assert!(cached_layers(dir.path()).iter().all(|(_, c)| *c));
+    assert_same_catalog(&source, &from_cache);
+}
+
 fn prepared_file(dir: &Path, role: &str) -> PathBuf {
     std::fs::read_dir(dir.join(".prepared"))
         .expect("cache folder")

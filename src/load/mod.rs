@@ -87,6 +87,18 @@ pub struct LoadedLayer {
     pub source: SourceInfo,
     pub features: Vec<Feature>,
     pub problems: Vec<LoadProblem>,
+    /// What a reader already knows of the layer's index (the prepared cache), so that
+    /// building the layer does not work it out again.
+    pub hints: IndexHints,
+}
+
+/// Index inputs a reader may hand over; each is checked or ignored, never trusted blindly.
+#[derive(Debug, Clone, Default)]
+pub struct IndexHints {
+    /// Each feature's bounding box, in feature order.
+    pub envelopes: Option<Vec<Option<geo_types::Rect<f64>>>>,
+    /// Feature positions sorted by (id, position), as [`crate::layer::id_order`] gives them.
+    pub by_id: Option<Vec<u32>>,
 }
 
 /// A table row (CSV) for impaired lists published without geometry.
@@ -354,6 +366,7 @@ pub fn load_layer(dir: &Path, cfg: &LayerConfig, max_rejected_share: f64) -> Res
             crs: raw.crs,
         },
         features,
+        hints: IndexHints::default(),
         problems,
     })
 }

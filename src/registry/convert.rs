@@ -259,5 +259,6 @@ fn loaded(
         },
         features,
         problems,
+        hints: Default::default(),
     }
 }

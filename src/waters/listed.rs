@@ -64,6 +64,7 @@ pub fn listed_waters_layer(
             source,
             features,
             problems: Vec::new(),
+            hints: Default::default(),
         },
     );
     layer.derived = Some(format!(
