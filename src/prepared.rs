@@ -312,26 +312,37 @@ fn decode(bytes: &[u8], path: &Path, side: &Sidecar) -> Result<Decoded> {
         .iter()
         .map(|c| c.name.as_str().into())
         .collect();
-    let mut decoded: Vec<(usize, Feature, Option<Rect<f64>>)> = parsed
+    // Collected in file order straight into place (an indexed collect), then moved once
+    // into layer order by each feature's position.
+    type One = std::result::Result<(usize, Feature, Option<Rect<f64>>), String>;
+    let decoded: Vec<One> = parsed
         .features
         .par_iter()
-        .enumerate()
         .with_min_len(256)
-        .map(|(i, buf)| {
-            decode_one(buf, &parsed, side, &keys)
-                .map_err(|why| damaged(format!("feature {}: {why}", i + 1)))
-        })
-        .collect::<Result<_>>()?;
-    // Back in layer order: sorted by position, which must then run 0, 1, 2, ...
-    decoded.par_sort_unstable_by_key(|d| d.0);
+        .map(|buf| decode_one(buf, &parsed, side, &keys))
+        .collect();
     let n = decoded.len();
-    let (mut features, mut envelopes) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for (expected, (order, f, r)) in decoded.into_iter().enumerate() {
-        if order != expected {
-            return Err(damaged(format!(
-                "position {order} is out of range or repeated"
-            )));
+    let mut file_index = vec![usize::MAX; n];
+    let mut items = Vec::with_capacity(n);
+    for (i, one) in decoded.into_iter().enumerate() {
+        let (order, f, r) = one.map_err(|why| damaged(format!("feature {}: {why}", i + 1)))?;
+        match file_index.get_mut(order) {
+            Some(slot) if *slot == usize::MAX => *slot = i,
+            _ => {
+                return Err(damaged(format!(
+                    "position {order} is out of range or repeated"
+                )))
+            }
         }
+        items.push(Some((f, r)));
+    }
+    // n distinct positions below n: every one is filled.
+    let (mut features, mut envelopes) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for i in file_index {
+        let (f, r) = items
+            .get_mut(i)
+            .and_then(Option::take)
+            .ok_or_else(|| damaged("a position is missing".into()))?;
         features.push(f);
         envelopes.push(r);
     }
