@@ -97,7 +97,7 @@ pub struct LoadedLayer {
 pub struct IndexHints {
     /// Each feature's bounding box, in feature order.
     pub envelopes: Option<Vec<Option<geo_types::Rect<f64>>>>,
-    /// Feature positions sorted by (id, position), as [`crate::layer::id_order`] gives them.
+    /// Feature positions sorted by (id, position): the layer's id order, as a reader knows it.
     pub by_id: Option<Vec<u32>>,
 }
 
