@@ -147,7 +147,8 @@ pub fn encode_layer<'a>(
 /// Geometries are projected to tile pixels, clipped to the tile plus `buffer_px`, quantized,
 /// and oriented for MVT (see the module docs). Features that end up empty are dropped. A
 /// `GeometryCollection` is encoded as its polygons, else its lines, else its points (an MVT
-/// feature has a single geometry type).
+/// feature has a single geometry type). A polygon or line with a non-finite coordinate is
+/// skipped.
 ///
 /// Properties: strings, numbers and booleans become tags (non-negative integers as
 /// `uint_value`, negative integers as `sint_value`, other numbers as `double_value`); `null`,
@@ -160,6 +161,39 @@ pub fn encode_layer_with<'a>(
     extent: u32,
     buffer_px: u32,
     features: impl IntoIterator<Item = (u64, &'a Geometry<f64>, &'a Map<String, Value>)>,
+) -> Option<Vec<u8>> {
+    let boxless = features.into_iter().map(|(id, g, p)| (id, g, p, None));
+    encode_features(tile, layer_name, extent, buffer_px, boxless)
+}
+
+/// Like [`encode_layer`], for features that come with their lon/lat envelope, as a layer's
+/// R-tree holds it (the box of all the geometry's coordinates). The envelope decides whether
+/// a feature misses the tile, lies inside it or crosses it, so no vertex of a feature outside
+/// the tile or under half a pixel is read; PostGIS's `&&` does the same before `ST_AsMVTGeom`.
+pub fn encode_indexed_layer<'a>(
+    tile: TileId,
+    layer_name: &str,
+    features: impl IntoIterator<Item = (u64, &'a Geometry<f64>, &'a Map<String, Value>, Rect<f64>)>,
+) -> Option<Vec<u8>> {
+    let boxed = features
+        .into_iter()
+        .map(|(id, g, p, b)| (id, g, p, Some(b)));
+    encode_features(tile, layer_name, EXTENT, BUFFER_PX, boxed)
+}
+
+type BoxedFeature<'a> = (
+    u64,
+    &'a Geometry<f64>,
+    &'a Map<String, Value>,
+    Option<Rect<f64>>,
+);
+
+fn encode_features<'a>(
+    tile: TileId,
+    layer_name: &str,
+    extent: u32,
+    buffer_px: u32,
+    features: impl IntoIterator<Item = BoxedFeature<'a>>,
 ) -> Option<Vec<u8>> {
     let extent = extent.max(1);
     let buffer = f64::from(buffer_px);
@@ -175,12 +209,12 @@ pub fn encode_layer_with<'a>(
     };
     let mut tags = TagsBuilder::new();
     let mut mvt_features = Vec::new();
-    for (id, geometry, properties) in features {
+    for (id, geometry, properties, envelope) in features {
         let mut feature = tile::Feature {
             id: Some(id),
             ..Default::default()
         };
-        let Some(kind) = encoder.encode(geometry, &mut feature.geometry) else {
+        let Some(kind) = encoder.encode(geometry, envelope, &mut feature.geometry) else {
             continue;
         };
         feature.set_type(kind);
@@ -259,63 +293,48 @@ fn relation(clip: &Rect<f64>, bbox: &Rect<f64>) -> Relation {
     }
 }
 
-/// One geometry's lon/lat box, and which of its parts have only finite coordinates (a part
-/// with a NaN or an infinity cannot be clipped and is skipped).
+/// Which kinds of part a geometry has (collections flattened; rects and triangles are
+/// polygons). Read from the structure alone, no vertex.
 #[derive(Default)]
-struct Scan {
-    bbox: Option<Rect<f64>>,
-    /// `Some(all finite)` when the geometry has polygons (lines).
-    polygons: Option<bool>,
-    lines: Option<bool>,
+struct Kinds {
+    polygons: bool,
+    lines: bool,
     points: bool,
 }
 
-impl Scan {
-    fn of(geometry: &Geometry<f64>) -> Scan {
-        let mut scan = Scan::default();
-        scan.visit(geometry);
-        scan
-    }
-
-    /// Widens the box by a part's finite coordinates; whether they all were.
-    fn cover(&mut self, part: &Geometry<f64>) -> bool {
-        let mut all = true;
-        for c in part.coords_iter() {
-            if !(c.x.is_finite() && c.y.is_finite()) {
-                all = false;
-                continue;
-            }
-            self.bbox = Some(match self.bbox {
-                None => Rect::new(c, c),
-                Some(r) => Rect::new(
-                    coord! { x: r.min().x.min(c.x), y: r.min().y.min(c.y) },
-                    coord! { x: r.max().x.max(c.x), y: r.max().y.max(c.y) },
-                ),
-            });
-        }
-        all
+impl Kinds {
+    fn of(geometry: &Geometry<f64>) -> Kinds {
+        let mut kinds = Kinds::default();
+        kinds.visit(geometry);
+        kinds
     }
 
     fn visit(&mut self, geometry: &Geometry<f64>) {
         match geometry {
-            Geometry::Point(_) | Geometry::MultiPoint(_) => {
-                self.cover(geometry);
-                self.points = true;
-            }
+            Geometry::Point(_) | Geometry::MultiPoint(_) => self.points = true,
             Geometry::Line(_) | Geometry::LineString(_) | Geometry::MultiLineString(_) => {
-                let finite = self.cover(geometry);
-                self.lines = Some(self.lines.unwrap_or(true) && finite);
+                self.lines = true
             }
             Geometry::Polygon(_)
             | Geometry::MultiPolygon(_)
             | Geometry::Rect(_)
-            | Geometry::Triangle(_) => {
-                let finite = self.cover(geometry);
-                self.polygons = Some(self.polygons.unwrap_or(true) && finite);
-            }
+            | Geometry::Triangle(_) => self.polygons = true,
             Geometry::GeometryCollection(gc) => gc.iter().for_each(|g| self.visit(g)),
         }
     }
+}
+
+/// The lon/lat box of a geometry's finite coordinates; `None` when it has none.
+fn finite_bbox(geometry: &Geometry<f64>) -> Option<Rect<f64>> {
+    let mut lo = coord! { x: f64::INFINITY, y: f64::INFINITY };
+    let mut hi = coord! { x: f64::NEG_INFINITY, y: f64::NEG_INFINITY };
+    for c in geometry.coords_iter() {
+        if c.x.is_finite() && c.y.is_finite() {
+            lo = coord! { x: lo.x.min(c.x), y: lo.y.min(c.y) };
+            hi = coord! { x: hi.x.max(c.x), y: hi.y.max(c.y) };
+        }
+    }
+    (lo.x <= hi.x).then(|| Rect::new(lo, hi))
 }
 
 /// Calls `f` on every polygon of a geometry (collections flattened, rects and triangles
@@ -377,12 +396,20 @@ struct Commands<'a> {
 impl Encoder {
     /// Writes one geometry's commands into `out`; its MVT type, or `None` when nothing is
     /// left in the tile.
-    fn encode(&mut self, geometry: &Geometry<f64>, out: &mut Vec<u32>) -> Option<tile::GeomType> {
+    fn encode(
+        &mut self,
+        geometry: &Geometry<f64>,
+        envelope: Option<Rect<f64>>,
+        out: &mut Vec<u32>,
+    ) -> Option<tile::GeomType> {
         // Decide from the box first: the projection is monotonic (x east, y south), so the
         // lon/lat box maps to the pixel box, and no vertex is projected for a feature that
         // misses the tile or would quantize to nothing (under half a pixel both ways).
-        let scan = Scan::of(geometry);
-        let b = scan.bbox?;
+        let kinds = Kinds::of(geometry);
+        let b = match envelope {
+            Some(b) => b,
+            None => finite_bbox(geometry)?,
+        };
         let px = Rect::new(
             self.projection
                 .project(coord! { x: b.min().x, y: b.max().y }),
@@ -393,7 +420,7 @@ impl Encoder {
         if rel == Relation::Outside {
             return None;
         }
-        let extended = scan.polygons.is_some() || scan.lines.is_some();
+        let extended = kinds.polygons || kinds.lines;
         if extended && px.width() < 0.5 && px.height() < 0.5 {
             return None;
         }
@@ -401,23 +428,23 @@ impl Encoder {
             out,
             cursor: [0, 0],
         };
-        if scan.polygons == Some(true) {
+        if kinds.polygons {
             for_each_polygon(geometry, &mut |p| self.polygon(p, rel, &mut cmd));
             if !cmd.out.is_empty() {
                 return Some(tile::GeomType::Polygon);
             }
         }
-        if scan.lines == Some(true) {
+        if kinds.lines {
             for_each_line(geometry, &mut |l| self.line(l, rel, &mut cmd));
             if !cmd.out.is_empty() {
                 return Some(tile::GeomType::Linestring);
             }
         }
-        if scan.points {
+        if kinds.points {
             self.ring.clear();
             for_each_point(geometry, &mut |c| {
                 let p = self.projection.project(c);
-                if contains(&self.clip, p) {
+                if c.x.is_finite() && c.y.is_finite() && contains(&self.clip, p) {
                     self.ring.push(quantize(p));
                 }
             });
@@ -433,44 +460,69 @@ impl Encoder {
     }
 
     /// A polygon's rings: the exterior, then each hole that is left; nothing when the
-    /// exterior is gone.
+    /// exterior is gone or any ring has a non-finite coordinate (a polygon without a hole
+    /// it should have would paint where it must not).
     fn polygon(&mut self, p: &Polygon<f64>, rel: Relation, cmd: &mut Commands) {
-        if !self.ring_pixels(p.exterior(), rel, RingRole::Exterior) {
+        let (written, cursor) = (cmd.out.len(), cmd.cursor);
+        if self.ring_pixels(p.exterior(), rel, RingRole::Exterior) != Some(true) {
             return;
         }
         cmd.ring(&self.ring);
         for hole in p.interiors() {
-            if self.ring_pixels(hole, rel, RingRole::Interior) {
-                cmd.ring(&self.ring);
+            match self.ring_pixels(hole, rel, RingRole::Interior) {
+                Some(true) => cmd.ring(&self.ring),
+                Some(false) => {}
+                None => {
+                    cmd.out.truncate(written);
+                    cmd.cursor = cursor;
+                    return;
+                }
             }
         }
     }
 
     /// Projects, clips (unless the feature lies inside the buffered tile), quantizes and
     /// orients one ring into `self.ring`; false for a degenerate ring (fewer than 3 distinct
-    /// vertices or zero area after rounding).
-    fn ring_pixels(&mut self, ring: &LineString<f64>, rel: Relation, role: RingRole) -> bool {
-        let projection = self.projection;
-        self.pixels.clear();
-        self.pixels
-            .extend(ring.0.iter().map(|&c| projection.project(c)));
+    /// vertices or zero area after rounding), `None` for one with a non-finite coordinate.
+    fn ring_pixels(
+        &mut self,
+        ring: &LineString<f64>,
+        rel: Relation,
+        role: RingRole,
+    ) -> Option<bool> {
+        if !self.project(&ring.0) {
+            return None;
+        }
         if self.pixels.len() > 1 && self.pixels.first() == self.pixels.last() {
             self.pixels.pop();
         }
         if rel == Relation::Crossing
             && !clip::clip_open_ring(&mut self.pixels, &mut self.spare, self.clip)
         {
-            return false;
+            return Some(false);
         }
-        quantized_ring(&self.pixels, &mut self.ring, role)
+        Some(quantized_ring(&self.pixels, &mut self.ring, role))
     }
 
-    /// A line's parts in the tile, each written when it keeps 2 distinct vertices.
-    fn line(&mut self, line: &[Coord<f64>], rel: Relation, cmd: &mut Commands) {
+    /// Projects lon/lat coordinates into `self.pixels`; whether they were all finite (the
+    /// check rides along the projection rather than a pass of its own).
+    fn project(&mut self, coords: &[Coord<f64>]) -> bool {
         let projection = self.projection;
+        let mut finite = true;
         self.pixels.clear();
-        self.pixels
-            .extend(line.iter().map(|&c| projection.project(c)));
+        self.pixels.extend(coords.iter().map(|&c| {
+            finite &= c.x.is_finite() & c.y.is_finite();
+            projection.project(c)
+        }));
+        finite
+    }
+
+    /// A line's parts in the tile, each written when it keeps 2 distinct vertices; nothing
+    /// for a line with a non-finite coordinate.
+    fn line(&mut self, line: &[Coord<f64>], rel: Relation, cmd: &mut Commands) {
+        if !self.project(line) {
+            return;
+        }
         if rel == Relation::Inside {
             quantize_into(&self.pixels, &mut self.ring);
             cmd.line(&self.ring);

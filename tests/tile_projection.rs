@@ -9,7 +9,9 @@ use common::{dataset, layer_toml, real};
 use geo::CoordsIter;
 use geo_types::{coord, Coord};
 use geozero::mvt::{Message, Tile};
-use outfall::tiles::{encode_layer, TileId, TileProjection, BUFFER_PX, EXTENT};
+use outfall::tiles::{
+    encode_indexed_layer, encode_layer, TileId, TileProjection, BUFFER_PX, EXTENT,
+};
 use outfall::{Catalog, Role};
 use serde_json::Map;
 
@@ -126,6 +128,45 @@ fn decoded_tile_geometry_is_the_exact_projection_within_one_unit() {
         }
     }
     assert!(checked > 10_000, "only {checked} decoded vertices checked");
+}
+
+/// The server's encoder takes each parcel's box from the R-tree instead of reading its
+/// vertices: every tile of the set comes out byte for byte as the encoder that scans them.
+#[test]
+fn tiles_from_index_envelopes_are_the_tiles_from_the_vertices() {
+    let Some((_dir, catalog)) = bellingham() else {
+        return;
+    };
+    let layer = catalog.layer(Role::Parcels).unwrap();
+    let attrs: Vec<Map<String, serde_json::Value>> = layer
+        .features
+        .iter()
+        .map(|f| f.properties.to_map())
+        .collect();
+    let (mut tiles, mut non_empty) = (0, 0);
+    for tile in tiles_over(&catalog) {
+        let rect = tile.bounds_with_buffer_lonlat(BUFFER_PX, EXTENT);
+        let hits: Vec<_> = layer.query_envelopes(rect).collect();
+        let scanned = encode_layer(
+            tile,
+            "parcels",
+            hits.iter()
+                .map(|&(i, _)| (i as u64, &layer.features[i].geometry, &attrs[i])),
+        );
+        let indexed = encode_indexed_layer(
+            tile,
+            "parcels",
+            hits.iter()
+                .map(|&(i, b)| (i as u64, &layer.features[i].geometry, &attrs[i], b)),
+        );
+        assert_eq!(scanned, indexed, "tile {tile}");
+        tiles += 1;
+        non_empty += usize::from(indexed.is_some());
+    }
+    assert!(
+        tiles > 400 && non_empty > 300,
+        "{tiles} tiles, {non_empty} with parcels"
+    );
 }
 
 /// The absolute vertices of an MVT command stream.

@@ -1,9 +1,11 @@
 //! Vector tiles: tile math, clipping, MVT ring winding and encoding, checked by decoding the
 //! produced bytes with geozero's prost types.
 
-use geo_types::{coord, Geometry, LineString, Point, Polygon, Rect};
+use geo_types::{coord, Geometry, LineString, MultiPolygon, Point, Polygon, Rect};
 use geozero::mvt::{tile, Message, Tile};
-use outfall::tiles::{encode_layer, TileId, BUFFER_PX, EXTENT, MAX_LATITUDE_DEG};
+use outfall::tiles::{
+    encode_indexed_layer, encode_layer, TileId, BUFFER_PX, EXTENT, MAX_LATITUDE_DEG,
+};
 use serde_json::{json, Map, Value};
 
 const SYRACUSE_LONLAT: (f64, f64) = (-76.15, 43.05);
@@ -360,6 +362,36 @@ fn feature_fully_outside_gives_none() {
     broken.exterior_mut(|ring| ring.0[1].x = f64::NAN);
     let broken = Geometry::Polygon(broken);
     assert_eq!(encode_layer(tile, "x", [(5, &broken, &empty)]), None);
+}
+
+/// A polygon with a broken ring (a NaN in its hole) is left out whole, never drawn without
+/// the hole; the good polygons beside it in the same multipolygon are drawn, and the box
+/// the index gives changes none of it.
+#[test]
+fn a_polygon_with_a_broken_hole_is_left_out_and_its_neighbours_kept() {
+    let tile = syracuse_tile();
+    let b = tile.bounds_lonlat();
+    let empty = Map::new();
+    let mut holed = Polygon::new(
+        square(b, 0.1, 0.1, 0.4, 0.4).exterior().clone(),
+        vec![square(b, 0.2, 0.2, 0.3, 0.3).exterior().clone()],
+    );
+    holed.interiors_mut(|holes| holes[0].0[2].y = f64::NAN);
+    let good = square(b, 0.6, 0.6, 0.9, 0.9);
+    let both = Geometry::MultiPolygon(MultiPolygon::new(vec![holed, good]));
+    let envelope = Rect::new(
+        coord! { x: lonlat_in(b, 0.1, 0.0).0, y: lonlat_in(b, 0.0, 0.9).1 },
+        coord! { x: lonlat_in(b, 0.9, 0.0).0, y: lonlat_in(b, 0.0, 0.1).1 },
+    );
+    let scanned = encode_layer(tile, "x", [(1, &both, &empty)]).unwrap();
+    let indexed = encode_indexed_layer(tile, "x", [(1, &both, &empty, envelope)]).unwrap();
+    assert_eq!(scanned, indexed);
+    let layer = decode(&scanned);
+    let rings = decode_commands(&layer.features[0].geometry);
+    assert_eq!(rings.len(), 1, "only the good polygon: {rings:?}");
+    // The good square spans 0.6..0.9 of the tile: 2458..3686 pixels.
+    let xs: Vec<i64> = rings[0].coords.iter().map(|c| c.0).collect();
+    assert!(xs.iter().all(|&x| (2456..=3687).contains(&x)), "{xs:?}");
 }
 
 #[test]

@@ -11,6 +11,7 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use geo_types::Rect;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -98,17 +99,17 @@ fn encode_and_cache(
 ) -> Option<Bytes> {
     let layer = st.catalog.collection(id)?;
     let rect = tid.bounds_with_buffer_lonlat(mvt::BUFFER_PX, mvt::EXTENT);
-    let hits: Vec<usize> = layer.query(rect).collect();
+    let hits: Vec<(usize, Rect<f64>)> = layer.query_envelopes(rect).collect();
     let props: Vec<Map<String, Value>> = hits
         .iter()
-        .map(|&i| served_properties(st, layer, i))
+        .map(|&(i, _)| served_properties(st, layer, i))
         .collect();
-    let encoded = mvt::encode_layer(
+    let encoded = mvt::encode_indexed_layer(
         tid,
         id,
         hits.iter()
             .zip(&props)
-            .map(|(&i, p)| (i as u64, &layer.features[i].geometry, p)),
+            .map(|(&(i, b), p)| (i as u64, &layer.features[i].geometry, p, b)),
     )
     .map(Bytes::from);
     if let Ok(mut c) = st.tile_cache.lock() {

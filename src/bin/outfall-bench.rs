@@ -9,7 +9,7 @@
 //! A benchmark, not a test: it is never run by `make test`.
 
 use outfall::screening::check_site;
-use outfall::tiles::{encode_layer, TileId, BUFFER_PX, EXTENT};
+use outfall::tiles::{encode_indexed_layer, TileId, BUFFER_PX, EXTENT};
 use outfall::{Catalog, Role};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -378,12 +378,12 @@ fn bench_tiles(a: &Args, work: &Path) -> Result<(), String> {
         for &tid in &tiles {
             let t = Instant::now();
             let rect = tid.bounds_with_buffer_lonlat(BUFFER_PX, EXTENT);
-            let hits: Vec<usize> = layer.query(rect).collect();
-            let tile = encode_layer(
+            let hits: Vec<_> = layer.query_envelopes(rect).collect();
+            let tile = encode_indexed_layer(
                 tid,
                 "parcels",
                 hits.iter()
-                    .map(|&i| (i as u64, &layer.features[i].geometry, &attrs[i])),
+                    .map(|&(i, b)| (i as u64, &layer.features[i].geometry, &attrs[i], b)),
             );
             ms.push(t.elapsed().as_secs_f64() * 1e3);
             if pass == 0 {

@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 
 /// Latitude step of the table, degrees.
 const STEP_DEG: f64 = 0.01;
+const BANDS_PER_DEG: f64 = 1.0 / STEP_DEG;
 
 /// WGS84 degrees to the unit WebMercator square: x east from 0 (180°W) to 1, y south from 0
 /// (top, [`MAX_LATITUDE_DEG`]) to 1.
@@ -65,11 +66,15 @@ fn mercator_y(lat_deg: f64) -> f64 {
     let table = table();
     let lat = lat_deg.clamp(-MAX_LATITUDE_DEG, MAX_LATITUDE_DEG);
     // A NaN casts to band 0 and stays NaN.
-    let i = (((lat + MAX_LATITUDE_DEG) / STEP_DEG) as usize).min(table.len() - 1);
+    // A multiplication, not a division by the step: it can only move a latitude on a band
+    // edge into the band beside it, whose polynomial is as good there.
+    let i = (((lat + MAX_LATITUDE_DEG) * BANDS_PER_DEG) as usize).min(table.len() - 1);
     let c = &table[i];
     let d = (lat - band_middle_deg(i)).to_radians();
     c[0] + d * (c[1] + d * (c[2] + d * (c[3] + d * c[4])))
 }
+
+const HALF_OVER_PI: f64 = 0.5 / PI;
 
 /// Maps WGS84 degrees to the pixels of one tile (y down), as floats.
 #[derive(Debug, Clone, Copy)]
@@ -93,7 +98,9 @@ impl TileProjection {
     /// Pixels of a lon/lat position (degrees), y down, with the latitude from the table.
     #[inline]
     pub fn project(&self, lonlat: Coord<f64>) -> Coord<f64> {
-        let world_y = (1.0 - mercator_y(lonlat.y) / PI) / 2.0;
+        // y = (1 − M/π)/2, with the division folded into a constant (a vertex's pixel moves
+        // by under 1e-7 of a pixel at z24, far inside the 1e-6 ties of tests/tile_projection).
+        let world_y = 0.5 - mercator_y(lonlat.y) * HALF_OVER_PI;
         coord! {
             x: (lonlat.x + 180.0) / 360.0 * self.pixels_per_world - self.origin_x_px,
             y: world_y * self.pixels_per_world - self.origin_y_px,
