@@ -3,14 +3,17 @@
 //! geojson crate sees them, so a malformed position is a problem naming its feature, not a
 //! panic.
 //!
-//! The file is streamed: serde_json reads it through a buffer and hands over each feature's
-//! text, and batches of features are converted on every core while the next batch is read.
-//! No value tree of the whole file is built, so the peak memory stays near the result's.
+//! serde_json scans the file (read whole, or streamed through a buffer when it is over 1 GiB)
+//! and hands over each feature's text, and batches of features are converted on every core
+//! while the next batch is scanned. No value tree of the whole file is built.
+
+mod fast;
 
 use super::{check_geometry, feature_id_from, Feature, Raw, Refused, Reprojector};
 use crate::attributes::{encode_raw, Keys, Properties};
 use crate::config::LayerConfig;
 use crate::error::{Error, Result};
+use fast::{fast_geometry, FastFeature};
 use geojson::GeometryValue;
 use rayon::prelude::*;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -21,12 +24,29 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
+/// Files up to this size are read whole: serde_json scans text in memory twice as fast as
+/// through a reader, and the scan is the one part of a load on a single core. Larger files
+/// are streamed, so a state's worth of GeoJSON does not need its size again in memory.
+const WHOLE_FILE_MAX_BYTES: u64 = 1 << 30;
+
 /// Features read before a batch is handed to the converters: large enough to keep both cores
 /// busy, small enough that the raw text in flight stays a few MB.
 const BATCH_FEATURES: usize = 4096;
 const BATCH_BYTES: usize = 16 << 20;
 
 pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
+    let len = std::fs::metadata(path)
+        .map_err(|e| Error::io(path, e))?
+        .len();
+    if len <= WHOLE_FILE_MAX_BYTES {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        return parse_with(
+            || Ok(serde_json::Deserializer::from_slice(&bytes)),
+            path,
+            cfg,
+            false,
+        );
+    }
     let open = || -> Result<_> {
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
         Ok(serde_json::Deserializer::from_reader(
@@ -620,8 +640,21 @@ fn convert(
     reproject: &Reprojector,
     keys: &mut Option<Keys>,
 ) -> std::result::Result<Feature, Refused> {
-    // A feature that is not an object has no members (as `Value::get` sees it).
-    let f: RawFeature = serde_json::from_str(raw.get()).unwrap_or_default();
+    // The usual feature in one pass; anything else split into its members first, for the
+    // checked geometry path. A feature that is not an object has no members (as
+    // `Value::get` sees it).
+    let (members, read) = match serde_json::from_str::<FastFeature>(raw.get()) {
+        Ok(f) => (
+            RawFeature {
+                properties: f.properties,
+                geometry: None,
+                id: f.id,
+            },
+            Some(f.geometry),
+        ),
+        Err(_) => (serde_json::from_str(raw.get()).unwrap_or_default(), None),
+    };
+    let f = members;
     let properties = properties_of(f.properties, keys);
     let native = match &f.id {
         Some(Value::String(s)) => Some(s.clone()),
@@ -635,16 +668,16 @@ fn convert(
         reason,
         properties: Some(properties.to_map()),
     };
-    let geometry = match f.geometry {
-        Some(g) if g.get().trim() != "null" => g,
-        _ => return Err(refuse("no geometry (null)".into())),
-    };
-    let mut geom = match fast_geometry(geometry) {
-        Some(g) => g,
-        None => match slow_geometry(geometry) {
-            Ok(g) => g,
-            Err(r) => return Err(refuse(r)),
+    let mut geom = match (read, f.geometry) {
+        (Some(g), _) => g,
+        (None, Some(g)) if g.get().trim() != "null" => match fast_geometry(g) {
+            Some(g) => g,
+            None => match slow_geometry(g) {
+                Ok(g) => g,
+                Err(r) => return Err(refuse(r)),
+            },
         },
+        (None, _) => return Err(refuse("no geometry (null)".into())),
     };
     if let Err(r) = reproject.apply(&mut geom) {
         return Err(refuse(r));
@@ -671,89 +704,6 @@ fn slow_geometry(raw: &RawValue) -> std::result::Result<geo_types::Geometry<f64>
     (&geometry.value)
         .try_into()
         .map_err(|e| format!("unreadable geometry: {e}"))
-}
-
-/// A position of 2 or 3 numbers (a third is kept only to compare ring ends).
-#[derive(Clone, Copy, PartialEq)]
-struct Position([f64; 3], bool);
-
-impl<'de> serde::Deserialize<'de> for Position {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Position;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("2 or 3 numbers")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(
-                self,
-                mut s: A,
-            ) -> std::result::Result<Position, A::Error> {
-                let x: f64 = s
-                    .next_element()?
-                    .ok_or_else(|| de::Error::custom("short"))?;
-                let y: f64 = s
-                    .next_element()?
-                    .ok_or_else(|| de::Error::custom("short"))?;
-                let z: Option<f64> = s.next_element()?;
-                if z.is_some() && s.next_element::<IgnoredAny>()?.is_some() {
-                    return Err(de::Error::custom("long"));
-                }
-                Ok(Position([x, y, z.unwrap_or(0.0)], z.is_some()))
-            }
-        }
-        d.deserialize_seq(V)
-    }
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FastGeometry<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-    #[serde(borrow)]
-    coordinates: &'a RawValue,
-}
-
-/// Polygons and multipolygons with well-formed, closed rings read straight into geo types
-/// (the common case, without a value tree per vertex); None sends anything else to
-/// `slow_geometry`, whose answer for these would be the same.
-fn fast_geometry(raw: &RawValue) -> Option<geo_types::Geometry<f64>> {
-    let g: FastGeometry = serde_json::from_str(raw.get()).ok()?;
-    let polygon = |rings: Vec<Vec<Position>>| -> Option<geo_types::Polygon<f64>> {
-        let mut lines = Vec::with_capacity(rings.len());
-        for r in rings {
-            let closed = r.len() >= 4 && r.first() == r.last();
-            if !closed {
-                return None;
-            }
-            lines.push(geo_types::LineString(
-                r.iter()
-                    .map(|p| geo_types::Coord {
-                        x: p.0[0],
-                        y: p.0[1],
-                    })
-                    .collect(),
-            ));
-        }
-        let mut lines = lines.into_iter();
-        let exterior = lines.next()?;
-        Some(geo_types::Polygon::new(exterior, lines.collect()))
-    };
-    match &*g.kind {
-        "Polygon" => {
-            let rings: Vec<Vec<Position>> = serde_json::from_str(g.coordinates.get()).ok()?;
-            polygon(rings).map(geo_types::Geometry::Polygon)
-        }
-        "MultiPolygon" => {
-            let polys: Vec<Vec<Vec<Position>>> = serde_json::from_str(g.coordinates.get()).ok()?;
-            let polys: Option<Vec<_>> = polys.into_iter().map(polygon).collect();
-            Some(geo_types::Geometry::MultiPolygon(geo_types::MultiPolygon(
-                polys?,
-            )))
-        }
-        _ => None,
-    }
 }
 
 /// Every position of a raw geometry is an array of 2 or 3 finite numbers, nested as deep as
@@ -882,5 +832,57 @@ mod tests {
             let raw: Box<RawValue> = serde_json::from_str(g).unwrap();
             assert_eq!(fast_geometry(&raw), None, "{g}");
         }
+    }
+}
+
+#[cfg(test)]
+mod one_pass_tests {
+    use super::*;
+    use geo_types::{Geometry, LineString, Point, Polygon};
+
+    fn load(features: &str) -> Vec<std::result::Result<Feature, Refused>> {
+        let text = format!(r#"{{"type":"FeatureCollection","features":[{features}]}}"#);
+        let cfg = super::super::upload_config("t.geojson", None);
+        parse(&text, Path::new("t.geojson"), &cfg, false)
+            .unwrap()
+            .items
+    }
+
+    /// The one-pass reading and the member-by-member one give the same features, and what
+    /// the first cannot read goes to the second, which names the problem.
+    #[test]
+    fn usual_features_read_in_one_pass_and_the_rest_as_before() {
+        let square = |d: f64| {
+            Polygon::new(
+                LineString::from(vec![
+                    (d, 0.0),
+                    (d, 1.0),
+                    (d + 1.0, 1.0),
+                    (d + 1.0, 0.0),
+                    (d, 0.0),
+                ]),
+                vec![],
+            )
+        };
+        let items = load(concat!(
+            r#"{"type":"Feature","id":7,"properties":{"a":1},"geometry":{"type":"Polygon","coordinates":[[[0,0],[0,1],[1,1],[1,0],[0,0]]]}},"#,
+            r#"{"geometry":{"coordinates":[[[[2,0],[2,1],[3,1],[3,0],[2,0]]]],"type":"MultiPolygon"},"properties":{"a":1},"properties":{"a":2}},"#,
+            r#"{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[4,5]}},"#,
+            r#"{"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0,1],[0,1],[1,1],[1,0],[0,0]]]}},"#,
+            r#"{"type":"Feature","properties":{},"geometry":null}"#
+        ));
+        let ok = |i: usize| items[i].as_ref().unwrap();
+        assert_eq!(ok(0).id, "7");
+        assert_eq!(ok(0).properties.text("a").as_deref(), Some("1"));
+        let checked = |g: Geometry<f64>| check_geometry(g).unwrap();
+        assert_eq!(ok(0).geometry, checked(Geometry::Polygon(square(0.0))));
+        // A repeated member: the last, as a JSON map keeps it.
+        assert_eq!(ok(1).properties.text("a").as_deref(), Some("2"));
+        let multi = geo_types::MultiPolygon(vec![square(2.0)]);
+        assert_eq!(ok(1).geometry, checked(Geometry::MultiPolygon(multi)));
+        assert_eq!(ok(2).geometry, Geometry::Point(Point::new(4.0, 5.0)));
+        let refused = |i: usize| items[i].as_ref().unwrap_err().reason.clone();
+        assert!(refused(3).contains("closed"), "{}", refused(3));
+        assert!(refused(4).contains("no geometry"), "{}", refused(4));
     }
 }
