@@ -129,7 +129,7 @@ fn parse_with<'de, R: serde_json::de::Read<'de>>(
             let text = f.to_string();
             let raw: Box<RawValue> = serde_json::from_str(&text)
                 .map_err(|e| Error::format(path, format!("not valid GeoJSON: {e}")))?;
-            let mut keys = None;
+            let mut keys = KeyOrder::default();
             let item = convert(&raw, 0, cfg, &reproject, &mut keys);
             let mut out = Converted::default();
             out.add(vec![item]);
@@ -275,7 +275,10 @@ fn convert_batches(rx: Receiver<Batch>, path: &Path, cfg: &LayerConfig) -> Optio
                     // Long runs per worker, so few reprojectors are built.
                     .with_min_len(512)
                     .map_init(
-                        || (Reprojector::from_recipe(path, recipe.as_deref()), None),
+                        || {
+                            let r = Reprojector::from_recipe(path, recipe.as_deref());
+                            (r, KeyOrder::default())
+                        },
                         |(r, keys), (i, raw)| match r {
                             Ok(r) => Some(convert(raw, first + i, cfg, r, keys)),
                             // The caller builds the same CRS and reports why it fails.
@@ -600,28 +603,55 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Entries<'a> {
     }
 }
 
-/// The attributes of `raw` (a properties member) over the key list `keys` when it is this
-/// feature's (the usual case: every feature of a file has the same keys), else a new one.
-fn properties_of(raw: Option<&RawValue>, keys: &mut Option<Keys>) -> Properties {
-    let mut entries = raw
+/// The last feature's member names in file order, and what they sort into: every feature of
+/// a file usually has the same ones, so a feature is sorted only when its names differ.
+#[derive(Default)]
+struct KeyOrder {
+    file_order: Vec<Box<str>>,
+    /// Positions in file order, sorted by name; of a repeated name, the last.
+    sorted: Vec<usize>,
+    keys: Option<Keys>,
+}
+
+impl KeyOrder {
+    fn learn(&mut self, names: &[(Cow<str>, &RawValue)]) {
+        let same = self.keys.is_some()
+            && self.file_order.len() == names.len()
+            && self
+                .file_order
+                .iter()
+                .zip(names)
+                .all(|(a, (b, _))| **a == **b);
+        if same {
+            return;
+        }
+        let mut sorted: Vec<usize> = (0..names.len()).rev().collect();
+        sorted.sort_by(|&a, &b| names[a].0.cmp(&names[b].0));
+        sorted.dedup_by(|later, earlier| names[*later].0 == names[*earlier].0);
+        let keys: Vec<Box<str>> = sorted.iter().map(|&i| Box::from(&*names[i].0)).collect();
+        // The same sorted names (in another file order) keep sharing one key list.
+        if self.keys.as_deref() != Some(&keys[..]) {
+            self.keys = Some(Keys::from(keys));
+        }
+        self.file_order = names.iter().map(|(k, _)| Box::from(&**k)).collect();
+        self.sorted = sorted;
+    }
+}
+
+/// The attributes of `raw` (a properties member), sorted by name (of a repeated name, the
+/// last, as a JSON map keeps it), over the key list of the feature before when the names are
+/// the same.
+fn properties_of(raw: Option<&RawValue>, order: &mut KeyOrder) -> Properties {
+    let entries = raw
         .and_then(|r| serde_json::from_str::<Entries>(r.get()).ok())
         .map(|e| e.0)
         .unwrap_or_default();
-    // Sorted by key, and of a repeated key the last, as a JSON map keeps it.
-    entries.reverse();
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
-    entries.dedup_by(|later, earlier| later.0 == earlier.0);
-    let same = keys.as_ref().is_some_and(|k| {
-        k.len() == entries.len() && k.iter().zip(&entries).all(|(a, (b, _))| **a == **b)
-    });
-    if !same {
-        *keys = Some(entries.iter().map(|(k, _)| Box::from(&**k)).collect());
-    }
-    let keys = keys.clone().unwrap_or_else(|| Keys::from(Vec::new()));
+    order.learn(&entries);
+    let keys = order.keys.clone().unwrap_or_else(|| Keys::from(Vec::new()));
     let mut text = Vec::with_capacity(entries.iter().map(|(_, v)| v.get().len()).sum());
-    let mut ends = Vec::with_capacity(entries.len());
-    for (_, v) in &entries {
-        encode_raw(v, &mut text);
+    let mut ends = Vec::with_capacity(order.sorted.len());
+    for &i in &order.sorted {
+        encode_raw(entries[i].1, &mut text);
         ends.push(text.len());
     }
     let mut start = 0;
@@ -638,7 +668,7 @@ fn convert(
     index: usize,
     cfg: &LayerConfig,
     reproject: &Reprojector,
-    keys: &mut Option<Keys>,
+    keys: &mut KeyOrder,
 ) -> std::result::Result<Feature, Refused> {
     // The usual feature in one pass; anything else split into its members first, for the
     // checked geometry path. A feature that is not an object has no members (as
@@ -846,6 +876,48 @@ mod one_pass_tests {
         parse(&text, Path::new("t.geojson"), &cfg, false)
             .unwrap()
             .items
+    }
+
+    /// Attributes are sorted by name whatever their order in the file, a repeated name keeps
+    /// its last value, and features with the same names share one key list.
+    #[test]
+    fn attribute_names_are_sorted_once_per_new_order() {
+        let geometry = r#""geometry":{"type":"Polygon","coordinates":[[[0,0],[0,1],[1,1],[0,0]]]}"#;
+        let items = load(
+            &[
+                r#""properties":{"b":1,"a":2}"#,
+                r#""properties":{"b":3,"a":4}"#,
+                r#""properties":{"a":5,"b":6}"#,
+                r#""properties":{"b":7,"a":8,"b":9}"#,
+                r#""properties":{"c":10,"a":11}"#,
+            ]
+            .map(|p| format!(r#"{{"type":"Feature",{p},{geometry}}}"#))
+            .join(","),
+        );
+        let f: Vec<&Feature> = items.iter().map(|i| i.as_ref().unwrap()).collect();
+        let pairs = |i: usize| -> Vec<(String, String)> {
+            f[i].properties
+                .raw_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let kv = |a: &str, b: &str, x: &str, y: &str| {
+            vec![
+                (a.to_string(), x.to_string()),
+                (b.to_string(), y.to_string()),
+            ]
+        };
+        assert_eq!(pairs(0), kv("a", "b", "2", "1"));
+        assert_eq!(pairs(1), kv("a", "b", "4", "3"));
+        assert_eq!(pairs(2), kv("a", "b", "5", "6"));
+        assert_eq!(pairs(3), kv("a", "b", "8", "9"));
+        assert_eq!(pairs(4), kv("a", "c", "11", "10"));
+        for i in 1..4 {
+            assert!(std::sync::Arc::ptr_eq(
+                f[0].properties.schema(),
+                f[i].properties.schema()
+            ));
+        }
     }
 
     /// The one-pass reading and the member-by-member one give the same features, and what

@@ -29,7 +29,8 @@ fn any_bad_pair(segments: &[Segment], seg_counts: &[usize]) -> bool {
             (x0, x1, y0, y1, i)
         })
         .collect();
-    order.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // Any order of equal starts finds a bad pair if there is one (the tree then names it).
+    order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     for (k, &(_, ax1, ay0, ay1, i)) in order.iter().enumerate() {
         for &(bx0, _, by0, by1, j) in &order[k + 1..] {
             if bx0 > ax1 {
