@@ -34,19 +34,31 @@ const WHOLE_FILE_MAX_BYTES: u64 = 1 << 30;
 const BATCH_FEATURES: usize = 4096;
 const BATCH_BYTES: usize = 16 << 20;
 
-pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
+/// The whole file, when it is small enough to be read whole (else None: stream it with `read`).
+pub(super) fn read_whole(path: &Path) -> Result<Option<Vec<u8>>> {
     let len = std::fs::metadata(path)
         .map_err(|e| Error::io(path, e))?
         .len();
-    if len <= WHOLE_FILE_MAX_BYTES {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        return parse_with(
-            || Ok(serde_json::Deserializer::from_slice(&bytes)),
-            path,
-            cfg,
-            false,
-        );
+    if len > WHOLE_FILE_MAX_BYTES {
+        return Ok(None);
     }
+    std::fs::read(path)
+        .map(Some)
+        .map_err(|e| Error::io(path, e))
+}
+
+/// A file's bytes, as `read_whole` gave them.
+pub(super) fn read_slice(bytes: &[u8], path: &Path, cfg: &LayerConfig) -> Result<Raw> {
+    parse_with(
+        || Ok(serde_json::Deserializer::from_slice(bytes)),
+        path,
+        cfg,
+        false,
+    )
+}
+
+/// Streams the file through a buffer.
+pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
     let open = || -> Result<_> {
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
         Ok(serde_json::Deserializer::from_reader(

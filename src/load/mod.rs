@@ -21,7 +21,6 @@ pub use upload::{read_upload, sniff_format, Upload, UploadFormat, MAX_ZIP_MEMBER
 use crate::attributes::Properties;
 use crate::config::LayerConfig;
 use crate::error::{Error, Result};
-use geo::orient::{Direction, Orient};
 use geo::BoundingRect;
 use geo_types::Geometry;
 use serde::{Deserialize, Serialize};
@@ -307,13 +306,25 @@ pub fn load_layer(dir: &Path, cfg: &LayerConfig, max_rejected_share: f64) -> Res
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    // The fingerprint is read while the features are: a pass over the file that needs no
-    // result of the parse (an eighth of a 100k-parcel GeoJSON load when it came after).
+    // A GeoJSON file small enough to hold is read once, and its fingerprint taken from the
+    // very bytes that are parsed.
+    let whole = match ext.as_str() {
+        "geojson" | "json" => geojson::read_whole(&path)?,
+        _ => None,
+    };
+    // The fingerprint is taken while the features are read: a pass over the file that needs
+    // no result of the parse (an eighth of a 100k-parcel GeoJSON load when it came after).
     let (raw, sha256) = std::thread::scope(|scope| {
-        let hash = scope.spawn(|| hash_files(&path, &ext));
+        let hash = scope.spawn(|| match &whole {
+            Some(bytes) => Ok(hex::encode(Sha256::digest(bytes))),
+            None => hash_files(&path, &ext),
+        });
         let raw = match ext.as_str() {
             "shp" => shapefile::read(&path, cfg),
-            "geojson" | "json" => geojson::read(&path, cfg),
+            "geojson" | "json" => match &whole {
+                Some(bytes) => geojson::read_slice(bytes, &path, cfg),
+                None => geojson::read(&path, cfg),
+            },
             "fgb" => fgb::read(&path, cfg),
             other => Err(Error::format(
                 &path,
@@ -527,33 +538,31 @@ pub fn value_flag(v: Option<&Value>) -> bool {
 /// Checks and orients a WGS84 geometry. The reason names what is wrong in plain words.
 pub(crate) fn check_geometry(geom: Geometry<f64>) -> std::result::Result<Geometry<f64>, String> {
     use geo::CoordsIter;
-    if geom.coords_count() == 0 {
+    // One pass: empty, non-finite and out-of-range coordinates.
+    let (mut count, mut max_x, mut max_y) = (0usize, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    let mut out_of_range = false;
+    for c in geom.coords_iter() {
+        if !c.x.is_finite() || !c.y.is_finite() {
+            return Err(format!("non-finite coordinate ({}, {})", c.x, c.y));
+        }
+        count += 1;
+        max_x = max_x.max(c.x);
+        max_y = max_y.max(c.y);
+        out_of_range |= c.x < -180.0 || c.x > 180.0 || c.y < -90.0 || c.y > 90.0;
+    }
+    if count == 0 {
         return Err("empty geometry".into());
     }
-    if let Some(c) = geom
-        .coords_iter()
-        .find(|c| !c.x.is_finite() || !c.y.is_finite())
-    {
-        return Err(format!("non-finite coordinate ({}, {})", c.x, c.y));
-    }
-    if let Some(r) = geom.bounding_rect() {
-        if r.min().x < -180.0 || r.max().x > 180.0 || r.min().y < -90.0 || r.max().y > 90.0 {
-            return Err(format!(
-                "coordinates ({:.1}, {:.1}) are not longitude/latitude; is the CRS right? (set `crs` in the manifest)",
-                r.max().x,
-                r.max().y
-            ));
-        }
+    if out_of_range {
+        return Err(format!(
+            "coordinates ({max_x:.1}, {max_y:.1}) are not longitude/latitude; is the CRS right? (set `crs` in the manifest)"
+        ));
     }
     // Oriented, and with no spare capacity: a layer keeps its coordinates for its lifetime.
     let geom = match geom {
-        Geometry::Polygon(p) => Geometry::Polygon(exact(p.orient(Direction::Default))),
-        Geometry::MultiPolygon(p) => Geometry::MultiPolygon(geo_types::MultiPolygon(
-            p.orient(Direction::Default)
-                .0
-                .into_iter()
-                .map(exact)
-                .collect(),
+        Geometry::Polygon(p) => Geometry::Polygon(exact(p)),
+        Geometry::MultiPolygon(mp) => Geometry::MultiPolygon(geo_types::MultiPolygon(
+            mp.0.into_iter().map(exact).collect(),
         )),
         Geometry::LineString(mut l) => {
             l.0.shrink_to_fit();
@@ -590,11 +599,18 @@ pub(crate) fn check_geometry(geom: Geometry<f64>) -> std::result::Result<Geometr
     Ok(geom)
 }
 
-/// The polygon with each ring's vector exactly as long as the ring.
+/// The polygon oriented as geo's `orient(Direction::Default)` leaves it (exterior
+/// counter-clockwise, holes clockwise, a ring of no winding as it was), in place rather than
+/// cloned, with each ring's vector exactly as long as the ring.
 fn exact(p: geo_types::Polygon<f64>) -> geo_types::Polygon<f64> {
+    use geo::Winding;
     let (mut exterior, mut interiors) = p.into_inner();
+    exterior.make_ccw_winding();
     exterior.0.shrink_to_fit();
-    interiors.iter_mut().for_each(|r| r.0.shrink_to_fit());
+    for r in &mut interiors {
+        r.make_cw_winding();
+        r.0.shrink_to_fit();
+    }
     interiors.shrink_to_fit();
     geo_types::Polygon::new(exterior, interiors)
 }
@@ -671,4 +687,38 @@ pub fn parse_point(s: &str) -> Option<geo_types::Point<f64>> {
     let y: f64 = it.next()?.trim().parse().ok()?;
     ((-180.0..=180.0).contains(&x) && (-90.0..=90.0).contains(&y))
         .then(|| geo_types::Point::new(x, y))
+}
+
+#[cfg(test)]
+mod orient_tests {
+    use geo::orient::{Direction, Orient};
+    use geo_types::{polygon, Geometry, MultiPolygon};
+
+    /// Oriented in place, a layer's polygons come out exactly as geo's `orient` gives them:
+    /// either winding in, exterior counter-clockwise and holes clockwise out.
+    #[test]
+    fn polygons_are_oriented_as_geo_orients_them() {
+        let cw_with_ccw_hole = polygon!(
+            exterior: [(x: 0., y: 0.), (x: 0., y: 1.), (x: 1., y: 1.), (x: 1., y: 0.)],
+            interiors: [[(x: 0.2, y: 0.2), (x: 0.4, y: 0.2), (x: 0.4, y: 0.4), (x: 0.2, y: 0.4)]]
+        );
+        let ccw = polygon![(x: 2., y: 0.), (x: 3., y: 0.), (x: 3., y: 1.), (x: 2., y: 1.)];
+        for g in [
+            Geometry::Polygon(cw_with_ccw_hole.clone()),
+            Geometry::Polygon(ccw.clone()),
+            Geometry::MultiPolygon(MultiPolygon(vec![cw_with_ccw_hole.clone(), ccw.clone()])),
+        ] {
+            let want = match &g {
+                Geometry::Polygon(p) => Geometry::Polygon(p.orient(Direction::Default)),
+                Geometry::MultiPolygon(p) => Geometry::MultiPolygon(p.orient(Direction::Default)),
+                _ => unreachable!(),
+            };
+            assert_eq!(super::check_geometry(g.clone()), Ok(want));
+        }
+        assert_ne!(
+            super::check_geometry(Geometry::Polygon(cw_with_ccw_hole.clone())),
+            Ok(Geometry::Polygon(cw_with_ccw_hole)),
+            "the clockwise exterior must be turned"
+        );
+    }
 }

@@ -57,11 +57,26 @@ fn any_bad_pair(segments: &[Segment], seg_counts: &[usize]) -> bool {
 /// touching itself away from its neighbours, overlapping itself, or two rings crossing.
 fn is_bad(a: &Segment, b: &Segment, seg_counts: &[usize]) -> bool {
     let ((ra, sa), (rb, sb)) = (a.data, b.data);
+    let n = seg_counts[ra];
+    let adjacent = ra == rb && (sb == sa + 1 || (sa == 0 && sb == n - 1));
+    if adjacent {
+        // Neighbours share a vertex, and most pairs a sweep meets are neighbours: they meet
+        // badly only when they fold back over each other, which needs the robust predicate
+        // to call them collinear, and then their directions' dot product, whose two terms
+        // share a sign, is exact in sign.
+        let (first, second) = if sb == sa + 1 { (a, b) } else { (b, a) };
+        let (p, q, r) = (first.geom().start, first.geom().end, second.geom().end);
+        if second.geom().start == q {
+            use geo::kernels::{Kernel, Orientation, RobustKernel};
+            if RobustKernel::orient2d(p, q, r) != Orientation::Collinear {
+                return false;
+            }
+            return (q.x - p.x) * (r.x - q.x) + (q.y - p.y) * (r.y - q.y) < 0.0;
+        }
+    }
     let Some(hit) = line_intersection(*a.geom(), *b.geom()) else {
         return false;
     };
-    let n = seg_counts[ra];
-    let adjacent = ra == rb && (sb == sa + 1 || (sa == 0 && sb == n - 1));
     match hit {
         LineIntersection::Collinear { intersection } => intersection.start != intersection.end,
         LineIntersection::SinglePoint { is_proper, .. } => {
@@ -76,7 +91,15 @@ fn is_bad(a: &Segment, b: &Segment, seg_counts: &[usize]) -> bool {
 
 /// The first reason the polygon is invalid, or None.
 pub(crate) fn polygon_problem(p: &Polygon<f64>) -> Option<String> {
-    let p = p.remove_repeated_points();
+    // Copied only when it has repeated points to remove, which few real polygons have.
+    let repeats = |r: &LineString<f64>| r.0.windows(2).any(|w| w[0] == w[1]);
+    let deduped;
+    let p = if repeats(p.exterior()) || p.interiors().iter().any(repeats) {
+        deduped = p.remove_repeated_points();
+        &deduped
+    } else {
+        p
+    };
     let rings: Vec<&LineString<f64>> = std::iter::once(p.exterior()).chain(p.interiors()).collect();
     for (i, r) in rings.iter().enumerate() {
         if r.0.len() < 4 {
@@ -105,6 +128,9 @@ pub(crate) fn polygon_problem(p: &Polygon<f64>) -> Option<String> {
         if let Some(reason) = first_crossing(segments, &seg_counts) {
             return Some(reason);
         }
+    }
+    if p.interiors().is_empty() {
+        return None;
     }
     let outer = Polygon::new(p.exterior().clone(), vec![]);
     for (i, hole) in p.interiors().iter().enumerate() {
@@ -173,5 +199,79 @@ mod tests {
         assert!(polygon_problem(&outside).unwrap().contains("outside"));
         let spike = polygon![(x: 0., y: 0.), (x: 10., y: 0.), (x: 10., y: 10.), (x: 10., y: 5.), (x: 0., y: 10.)];
         assert!(polygon_problem(&spike).is_some());
+        // A fold at the closing vertex, where the last segment and the first are neighbours.
+        let fold_at_close = polygon![(x: 0., y: 0.), (x: 10., y: 0.), (x: 10., y: 10.), (x: 0., y: 10.), (x: 0., y: -5.)];
+        assert!(polygon_problem(&fold_at_close).is_some());
+        // Collinear neighbours that carry on, and a repeated vertex, are fine.
+        let straight = polygon![(x: 0., y: 0.), (x: 5., y: 0.), (x: 10., y: 0.), (x: 10., y: 10.), (x: 10., y: 10.), (x: 0., y: 10.)];
+        assert_eq!(polygon_problem(&straight), None);
+    }
+
+    /// The neighbours' shortcut in `is_bad` against the intersection it replaces, on every
+    /// pair of segments of small rings on a coarse grid, where collinear and folding
+    /// neighbours are common.
+    #[test]
+    fn the_neighbours_shortcut_agrees_with_the_intersection() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        fn by_intersection(a: &Segment, b: &Segment, seg_counts: &[usize]) -> bool {
+            let ((ra, sa), (rb, sb)) = (a.data, b.data);
+            let Some(hit) = line_intersection(*a.geom(), *b.geom()) else {
+                return false;
+            };
+            let n = seg_counts[ra];
+            let adjacent = ra == rb && (sb == sa + 1 || (sa == 0 && sb == n - 1));
+            match hit {
+                LineIntersection::Collinear { intersection } => {
+                    intersection.start != intersection.end
+                }
+                LineIntersection::SinglePoint { is_proper, .. } => {
+                    if ra == rb {
+                        !adjacent
+                    } else {
+                        is_proper
+                    }
+                }
+            }
+        }
+        let ring = prop::collection::vec((0i32..4, 0i32..4), 3..8);
+        let mut runner = TestRunner::new(Config::with_cases(4000));
+        let folds = std::cell::Cell::new(0usize);
+        runner
+            .run(&ring, |pts| {
+                let mut pts: Vec<(f64, f64)> = pts
+                    .iter()
+                    .map(|&(x, y)| (x as f64 * 0.5, y as f64 * 0.25))
+                    .collect();
+                pts.dedup();
+                if pts.len() > 1 && pts[0] == pts[pts.len() - 1] {
+                    pts.pop();
+                }
+                prop_assume!(pts.len() >= 3);
+                let r = LineString::from(pts);
+                let p = Polygon::new(r, vec![]);
+                let n = p.exterior().0.len() - 1;
+                let segments: Vec<Segment> = p
+                    .exterior()
+                    .lines()
+                    .enumerate()
+                    .map(|(si, l)| GeomWithData::new(l, (0, si)))
+                    .collect();
+                for i in 0..n {
+                    for j in i + 1..n {
+                        let (a, b) = (&segments[i], &segments[j]);
+                        let want = by_intersection(a, b, &[n]);
+                        folds.set(
+                            folds.get()
+                                + usize::from(want && (j == i + 1 || (i == 0 && j == n - 1))),
+                        );
+                        prop_assert_eq!(is_bad(a, b, &[n]), want, "segments {} and {}", i, j);
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+        let folds = folds.get();
+        assert!(folds > 100, "the rings had too few folds to test: {folds}");
     }
 }
