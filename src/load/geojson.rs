@@ -890,6 +890,40 @@ mod one_pass_tests {
             .items
     }
 
+    /// Rings read through the per-thread buffer keep their own positions: a hole after its
+    /// exterior, and a small ring after one large enough for the buffer to be dropped.
+    #[test]
+    fn each_ring_keeps_its_own_positions() {
+        let big: Vec<String> = (0..70_000)
+            .map(|i| {
+                let a = i as f64 / 70_000.0 * std::f64::consts::TAU;
+                format!("[{},{}]", a.cos(), a.sin())
+            })
+            .chain(std::iter::once("[1,0]".to_string()))
+            .collect();
+        let items = load(&format!(
+            r#"{{"type":"Feature","properties":{{}},"geometry":{{"type":"Polygon","coordinates":[[{}]]}}}},
+               {{"type":"Feature","properties":{{}},"geometry":{{"type":"Polygon","coordinates":[[[0,0],[4,0],[4,4],[0,4],[0,0]],[[1,1],[2,2],[1,2],[1,1]]]}}}}"#,
+            big.join(",")
+        ));
+        let rings = |i: usize| match &items[i].as_ref().unwrap().geometry {
+            Geometry::Polygon(p) => std::iter::once(p.exterior().0.len())
+                .chain(p.interiors().iter().map(|r| r.0.len()))
+                .collect::<Vec<_>>(),
+            g => panic!("{g:?}"),
+        };
+        assert_eq!(rings(0), vec![70_001]);
+        assert_eq!(rings(1), vec![5, 4]);
+        let Geometry::Polygon(p) = &items[1].as_ref().unwrap().geometry else {
+            unreachable!()
+        };
+        assert_eq!(
+            p.interiors()[0].0[1],
+            geo_types::Coord { x: 1., y: 2. },
+            "the hole, turned clockwise"
+        );
+    }
+
     /// Attributes are sorted by name whatever their order in the file, a repeated name keeps
     /// its last value, and features with the same names share one key list.
     #[test]

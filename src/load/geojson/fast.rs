@@ -56,20 +56,34 @@ impl<'de> serde::Deserialize<'de> for Ring {
                 f.write_str("a closed ring")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Ring, A::Error> {
-                let mut coords = Vec::with_capacity(s.size_hint().unwrap_or(8));
-                let (mut first, mut last) = (None, None);
-                while let Some(p) = s.next_element::<Position>()? {
-                    first.get_or_insert(p);
-                    last = Some(p);
-                    coords.push(Coord {
-                        x: p.0[0],
-                        y: p.0[1],
-                    });
+                // JSON gives no length ahead, so the positions go to a buffer kept per
+                // thread and the ring is allocated once at its length, instead of growing
+                // a vector by doubling and trimming it after.
+                thread_local! {
+                    static SCRATCH: std::cell::RefCell<Vec<Coord<f64>>> =
+                        const { std::cell::RefCell::new(Vec::new()) };
                 }
-                if coords.len() < 4 || first != last {
-                    return Err(de::Error::custom("not a closed ring"));
-                }
-                Ok(Ring(LineString(coords)))
+                SCRATCH.with_borrow_mut(|coords| {
+                    coords.clear();
+                    let (mut first, mut last) = (None, None);
+                    while let Some(p) = s.next_element::<Position>()? {
+                        first.get_or_insert(p);
+                        last = Some(p);
+                        coords.push(Coord {
+                            x: p.0[0],
+                            y: p.0[1],
+                        });
+                    }
+                    let ring = coords.to_vec();
+                    // A huge ring's buffer is not kept for the rest of the thread's life.
+                    if coords.capacity() > 1 << 16 {
+                        *coords = Vec::new();
+                    }
+                    if ring.len() < 4 || first != last {
+                        return Err(de::Error::custom("not a closed ring"));
+                    }
+                    Ok(Ring(LineString(ring)))
+                })
             }
         }
         d.deserialize_seq(V)
