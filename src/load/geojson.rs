@@ -687,7 +687,7 @@ fn convert(
     // The usual feature in one pass; anything else split into its members first, for the
     // checked geometry path. A feature that is not an object has no members (as
     // `Value::get` sees it).
-    let (members, read) = match serde_json::from_str::<FastFeature>(raw.get()) {
+    let (f, read) = match serde_json::from_str::<FastFeature>(raw.get()) {
         Ok(f) => (
             RawFeature {
                 properties: f.properties,
@@ -698,7 +698,6 @@ fn convert(
         ),
         Err(_) => (serde_json::from_str(raw.get()).unwrap_or_default(), None),
     };
-    let f = members;
     let properties = properties_of(f.properties, keys);
     let native = match &f.id {
         Some(Value::String(s)) => Some(s.clone()),

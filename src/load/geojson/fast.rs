@@ -15,7 +15,7 @@ use std::marker::PhantomData;
 
 /// A position of 2 or 3 numbers (a third is kept only to compare ring ends).
 #[derive(Clone, Copy, PartialEq)]
-pub(super) struct Position(pub [f64; 3], pub bool);
+struct Position([f64; 3], bool);
 
 impl<'de> serde::Deserialize<'de> for Position {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -66,19 +66,23 @@ impl<'de> serde::Deserialize<'de> for Ring {
                 SCRATCH.with_borrow_mut(|coords| {
                     coords.clear();
                     let (mut first, mut last) = (None, None);
-                    while let Some(p) = s.next_element::<Position>()? {
-                        first.get_or_insert(p);
-                        last = Some(p);
-                        coords.push(Coord {
-                            x: p.0[0],
-                            y: p.0[1],
-                        });
-                    }
-                    let ring = coords.to_vec();
-                    // A huge ring's buffer is not kept for the rest of the thread's life.
+                    let read = (|| {
+                        while let Some(p) = s.next_element::<Position>()? {
+                            first.get_or_insert(p);
+                            last = Some(p);
+                            coords.push(Coord {
+                                x: p.0[0],
+                                y: p.0[1],
+                            });
+                        }
+                        Ok(coords.to_vec())
+                    })();
+                    // A huge ring's buffer is not kept for the rest of the thread's life,
+                    // whether or not the ring was well formed.
                     if coords.capacity() > 1 << 16 {
                         *coords = Vec::new();
                     }
+                    let ring = read?;
                     if ring.len() < 4 || first != last {
                         return Err(de::Error::custom("not a closed ring"));
                     }
