@@ -148,7 +148,11 @@ fn overlapping_groups(polys: &[&Polygon<f64>]) -> Vec<Vec<usize>> {
 /// Area on the WGS84 ellipsoid in acres, exterior less holes whatever the rings' directions
 /// (`authalic`: the equal-area sphere for short edges, geographiclib otherwise).
 pub fn area_acres(mp: &MultiPolygon<f64>) -> f64 {
-    mp.0.iter().map(authalic::polygon_area_m2).sum::<f64>() / SQ_M_PER_ACRE
+    // A fold from +0.0: `sum` of nothing is -0.0, which printed "-0.00 acres".
+    mp.0.iter()
+        .map(authalic::polygon_area_m2)
+        .fold(0.0, |a, b| a + b)
+        / SQ_M_PER_ACRE
 }
 
 /// Acres of `a` not covered by `b`.
@@ -304,6 +308,28 @@ pub fn peak_at_one_time(phases: &[Phase]) -> Peak {
         }
     }
     best
+}
+
+/// The peak at one time on the days before `day`: phases starting on or after it are left
+/// out, and the others end the day before it at the latest. Undated phases count as active
+/// throughout, as in `peak_at_one_time`.
+pub fn peak_before(phases: &[Phase], day: NaiveDate) -> Peak {
+    let eve = day.pred_opt().unwrap_or(day);
+    let clipped: Vec<Phase> = phases
+        .iter()
+        .filter(|p| p.start.is_none_or(|s| s < day))
+        .map(|p| Phase {
+            end: Some(p.end.map_or(eve, |e| e.min(eve))),
+            ..p.clone()
+        })
+        .collect();
+    if clipped.is_empty() {
+        return Peak {
+            acres: 0.0,
+            date: None,
+        };
+    }
+    peak_at_one_time(&clipped)
 }
 
 /// A polygon with its envelope and acres.

@@ -27,7 +27,10 @@ pub struct CalendarSite {
     pub id: String,
     pub name: Option<String>,
     pub address: Option<String>,
+    /// The status code (under_construction, ...), None when not recorded or unreadable.
     pub status: Option<String>,
+    /// The status as the record words it, to name an unreadable one.
+    pub status_recorded: Option<String>,
     /// Phase name, start, end.
     pub phases: Vec<(String, Option<NaiveDate>, Option<NaiveDate>)>,
     /// The `inspections` finding: true = required (Condition A, B or C), None = undetermined.
@@ -48,6 +51,7 @@ impl CalendarSite {
             name: r.site.name.clone(),
             address: r.site.address.clone(),
             status: r.site.status.clone(),
+            status_recorded: r.site.status_recorded.clone(),
             phases: r
                 .disturbance
                 .phases
@@ -393,19 +397,27 @@ fn owed_since_phase_start(
     let needs = |reason: String, missing: Vec<String>| {
         Box::new(Outcome::NeedsData(unscheduled(site, reason, missing)))
     };
-    match site.status.as_deref().map(str::trim) {
-        None | Some("") => {
+    // (9)(a) "Maintenance and Inspection During Construction": owed while under construction.
+    match (site.status.as_deref(), site.status_recorded.as_deref()) {
+        (None, None) => {
             return Err(needs(
                 "no status is recorded, so whether construction is under way is unknown".into(),
                 vec!["the site's status".into()],
             ))
         }
-        Some(s) if !s.eq_ignore_ascii_case("active") => {
+        (None, Some(word)) => {
+            return Err(needs(
+                format!("the status '{word}' is not a word the status vocabulary knows, so whether construction is under way is unknown"),
+                vec![format!("a status the vocabulary knows (got '{word}')")],
+            ))
+        }
+        (Some(s), _) if s != "under_construction" => {
             return Err(not_due(format!(
-                "status {s}: inspections are owed only while construction is active"
+                "status {}: inspections are owed only during construction",
+                s.replace('_', " ")
             )))
         }
-        Some(_) => {}
+        (Some(_), _) => {}
     }
     match site.inspections_required {
         Some(false) => return Err(not_due(site.reason.clone())),

@@ -536,6 +536,9 @@ fn check_sites(catalog: &Catalog) -> Vec<LoadProblem> {
         let parcel_col = sl.config.field("parcel_ids");
         let outfall_col = sl.config.field("outfall");
         for f in &sl.features {
+            let get = |k: &str| f.properties.get(sl.config.field(k));
+            let record = crate::claims::read_claims(&get, &catalog.manifest.words);
+            out.extend(record.problems.into_iter().map(|p| problem(&f.id, p)));
             if catalog
                 .site(&f.id)
                 .map(|s| s.boundary.is_none())

@@ -311,6 +311,13 @@ pub struct Manifest {
     pub clauses: Clauses,
     #[serde(default, rename = "layer")]
     pub layers: Vec<LayerConfig>,
+    /// A data set's own words for the typed site record (status, approval, land use,
+    /// exemption), added to the shipped `src/claims/words.toml`.
+    #[serde(default, skip_serializing_if = "is_default_vocabulary")]
+    pub vocabulary: crate::claims::VocabularyConfig,
+    /// The vocabularies as used, built once from the shipped words and `vocabulary`.
+    #[serde(skip)]
+    pub words: crate::claims::Vocabulary,
     /// Layer paths may point outside the data folder (absolute, or `..`) only when this is true.
     #[serde(default)]
     pub allow_outside_paths: bool,
@@ -324,6 +331,10 @@ pub struct Manifest {
     /// The folder the manifest was read from; layer paths are relative to it.
     #[serde(skip)]
     pub dir: PathBuf,
+}
+
+fn is_default_vocabulary(v: &crate::claims::VocabularyConfig) -> bool {
+    *v == crate::claims::VocabularyConfig::default()
 }
 
 fn default_max_rejected_share() -> f64 {
@@ -375,10 +386,15 @@ impl Manifest {
     }
 
     pub fn parse(text: &str, file: &Path) -> Result<Manifest> {
-        let m: Manifest = toml::from_str(text).map_err(|e| Error::Manifest {
+        let mut m: Manifest = toml::from_str(text).map_err(|e| Error::Manifest {
             path: file.to_path_buf(),
             reason: e.to_string(),
         })?;
+        m.words =
+            crate::claims::Vocabulary::with(&m.vocabulary).map_err(|reason| Error::Manifest {
+                path: file.to_path_buf(),
+                reason,
+            })?;
         m.validate(file)?;
         Ok(m)
     }

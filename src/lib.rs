@@ -8,6 +8,7 @@ pub mod attributes;
 pub mod batch;
 pub mod calendar;
 pub mod catalog;
+pub mod claims;
 pub mod clip;
 pub mod config;
 pub mod error;

@@ -47,18 +47,31 @@ pub struct SiteInfo {
     /// "site", "parcel" or "drawn".
     pub kind: SubjectKind,
     pub name: Option<String>,
+    /// The status code of the closed list (planned, approved, under_construction,
+    /// stabilized, closed, withdrawn); None when not recorded or in words no vocabulary knows.
     pub status: Option<String>,
+    /// The status as the record words it ("active", "in progress").
+    pub status_recorded: Option<String>,
     pub address: Option<String>,
     pub applicant: Option<String>,
-    pub single_family: bool,
-    pub agricultural: bool,
-    pub common_plan: bool,
+    /// The work is the construction of a single-family residence; None when no source says.
+    pub single_family: Option<bool>,
+    /// Which source decided it: "site record: land_use", "parcel class 210".
+    pub single_family_source: Option<String>,
+    pub agricultural: Option<bool>,
+    pub agricultural_source: Option<String>,
+    pub common_plan: Option<bool>,
     pub common_plan_acres: Option<f64>,
-    /// A SWPPP approval is recorded.
+    /// An approved SWPPP is recorded.
     pub approved_swppp: bool,
-    /// The recorded approval: a date or a reference.
-    pub swppp_approval: Option<String>,
+    /// The recorded decision: decision, date, reference, approving body and source.
+    pub swppp_approval: Option<crate::claims::SwpppApproval>,
+    /// The claimed (5) exemptions as written.
     pub exemptions: Vec<String>,
+    /// The same claims typed: code, evidence, who verified them and when.
+    pub exemption_claims: Vec<crate::claims::ExemptionClaim>,
+    /// Values of the site record no vocabulary knows, each naming its field.
+    pub record_problems: Vec<String>,
     pub parcel_ids: Vec<String>,
     /// [min lon, min lat, max lon, max lat]
     pub bbox: Option<[f64; 4]>,
@@ -260,7 +273,11 @@ impl Report {
                 "  Discharge enters TMDL watershed: {} ({}; stormwater a source: {}) at the {}",
                 t.name,
                 t.pollutant.as_deref().unwrap_or("pollutant not given"),
-                if t.stormwater_source { "yes" } else { "no" },
+                match t.stormwater_source {
+                    Some(true) => "yes",
+                    Some(false) => "no",
+                    None => "not recorded",
+                },
                 t.via.as_deref().unwrap_or("site")
             )
             .ok();

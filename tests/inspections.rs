@@ -25,7 +25,10 @@ fn site(id: &str, status: &str, required: Option<bool>, start: &str, end: &str) 
         id: id.into(),
         name: Some(format!("site {id}")),
         address: None,
-        status: Some(status.into()),
+        // The data set's word, through the status vocabulary, as a report gives it.
+        status: outfall::claims::lookup(&outfall::claims::Vocabulary::default().status, status)
+            .map(String::from),
+        status_recorded: Some(status.into()),
         phases: vec![("1".into(), Some(d(start)), Some(d(end)))],
         inspections_required: required,
         reason: match required {

@@ -4,6 +4,7 @@
 
 use chrono::NaiveDate;
 use outfall::area::{PhaseAcres, PhaseOverlap};
+use outfall::claims::{read_claims, SiteStatus, Sourced, Stated, Vocabulary};
 use outfall::config::{CauseReading, Clauses, Rules};
 use outfall::facts::*;
 use outfall::law::{self, RuleId};
@@ -23,6 +24,7 @@ fn base() -> Facts {
             phases: vec![phase("1", 2.0, None, None)],
             undated_phases: vec![],
             overlaps: vec![],
+            before_approval: None,
             outside_parcels_acres: 0.0,
             polygons: 1,
             refused: vec![],
@@ -61,28 +63,61 @@ fn base() -> Facts {
             tmdl_footprint: vec![],
         },
         claims: Claims {
-            status: Some("active".into()),
+            status: Stated::Known(SiteStatus::UnderConstruction),
+            status_recorded: Some("active".into()),
             address: None,
             applicant: None,
-            single_family: false,
-            single_family_source: None,
-            agricultural: false,
-            agricultural_source: None,
-            common_plan: false,
+            single_family: said(false),
+            agricultural: said(false),
+            common_plan: Some(false),
             common_plan_acres: None,
-            swppp_approval: None,
+            swppp_approval: Stated::NotRecorded,
             exemptions: vec![],
-            new_structures: None,
-            landing_or_haul_road: None,
-            maintains_original: None,
-            repair_deemed_necessary: None,
-            plat_approved: None,
-            building_permit_approved: None,
+            officer_record: true,
             parcel_ids: vec![],
             unknown_parcels: vec![],
+            problems: vec![],
         },
         bbox: None,
     }
+}
+
+/// A yes/no statement of the site record.
+fn said(v: bool) -> Sourced {
+    Sourced {
+        value: Some(v),
+        source: Some("site record: single_family".into()),
+    }
+}
+
+fn unsaid() -> Sourced {
+    Sourced {
+        value: None,
+        source: None,
+    }
+}
+
+/// Re-reads the typed record from attributes as a data set would give them, keeping the
+/// base's facts for the fields the attributes do not mention.
+fn record(f: &mut Facts, attrs: serde_json::Value) {
+    let m = attrs.as_object().cloned().unwrap_or_default();
+    let get = |k: &str| m.get(k).cloned();
+    let c = read_claims(&get, &Vocabulary::default());
+    let has = |k: &str| m.contains_key(k);
+    if has("status") {
+        f.claims.status = c.status;
+    }
+    if has("approved_swppp") || has("swppp_approval") {
+        f.claims.swppp_approval = c.approval;
+    }
+    f.claims.exemptions = c.exemptions;
+    if c.agricultural.value.is_some() {
+        f.claims.agricultural = c.agricultural;
+    }
+    if c.single_family.value.is_some() {
+        f.claims.single_family = c.single_family;
+    }
+    f.claims.problems = c.problems;
 }
 
 fn phase(name: &str, acres: f64, start: Option<&str>, end: Option<&str>) -> PhaseAcres {
@@ -123,7 +158,7 @@ fn tmdl(stormwater: bool, distance_m: f64) -> TmdlWatershed {
         id: "T1".into(),
         name: "Lake phosphorus TMDL".into(),
         pollutant: Some("phosphorus".into()),
-        stormwater_source: stormwater,
+        stormwater_source: Some(stormwater),
         via: Some("reach R9".into()),
         distance_m: Some(distance_m),
     }
@@ -158,10 +193,17 @@ fn land_development_activity_at_one_acre_or_a_common_plan() {
     assert_eq!(met(L, &acres(base(), 0.99)), Some(false));
     assert_eq!(met(L, &acres(base(), 1.0)), Some(true));
     let mut lot = acres(base(), 0.5);
-    lot.claims.common_plan = true;
+    lot.claims.common_plan = Some(true);
     assert_eq!(met(L, &lot), Some(true));
+    lot.claims.common_plan = None;
+    let d = check(L, &lot, &r());
+    assert_eq!(
+        d.met, None,
+        "not recorded whether it is part of a larger plan"
+    );
+    assert!(d.missing[0].contains("common_plan"), "{:?}", d.missing);
     let mut nothing = acres(base(), 0.0);
-    nothing.claims.common_plan = true;
+    nothing.claims.common_plan = Some(true);
     assert_eq!(met(L, &nothing), Some(false));
     let mut unrecorded = acres(base(), 0.0);
     unrecorded.acreage.recorded = false;
@@ -177,7 +219,18 @@ fn condition_b_from_five_acres() {
     assert_eq!(met(B, &acres(base(), 5.0)), Some(true));
     let mut f = acres(base(), 0.0);
     f.acreage.recorded = false;
-    assert_eq!(met(B, &f), Some(false), "no acres cannot reach five");
+    let d = check(B, &f, &r());
+    assert_eq!(
+        d.met, None,
+        "no disturbance recorded: the acres are unknown, not zero"
+    );
+    assert!(
+        d.missing.iter().any(|m| m.contains("disturbance")),
+        "{:?}",
+        d.missing
+    );
+    assert_eq!(met(RuleId::ConditionC, &f), None);
+    assert_eq!(met(RuleId::SwpppFull, &f), None);
 }
 
 #[test]
@@ -187,10 +240,17 @@ fn condition_c_from_one_to_under_five_acres_with_its_exclusions() {
         assert_eq!(met(C, &acres(base(), a)), Some(want), "{a} acres");
     }
     let mut sf = acres(base(), 2.0);
-    sf.claims.single_family = true;
+    sf.claims.single_family = said(true);
     assert_eq!(met(C, &sf), Some(false));
+    let mut unknown = acres(base(), 2.0);
+    unknown.claims.single_family = unsaid();
+    let d = check(C, &unknown, &r());
+    assert_eq!(d.met, None, "no statement of land use: {}", d.reason);
+    assert!(d.missing.iter().any(|m| m.contains("single-family")));
+    unknown.claims.agricultural = unsaid();
+    assert_eq!(met(C, &unknown), None);
     let mut ag = acres(base(), 2.0);
-    ag.claims.agricultural = true;
+    ag.claims.agricultural = said(true);
     let d = check(C, &ag, &r());
     assert_eq!(d.met, Some(false));
     assert!(d.reason.contains("agricultural"), "{}", d.reason);
@@ -199,7 +259,7 @@ fn condition_c_from_one_to_under_five_acres_with_its_exclusions() {
 #[test]
 fn a_common_plan_lot_is_judged_by_the_plans_acreage_when_given() {
     let mut lot = acres(base(), 0.6);
-    lot.claims.common_plan = true;
+    lot.claims.common_plan = Some(true);
     assert_eq!(met(RuleId::ConditionC, &lot), Some(false));
     let d = check(RuleId::ConditionC, &lot, &r());
     assert!(d.reason.contains("common_plan_acres"), "{}", d.reason);
@@ -218,11 +278,48 @@ fn five_acres_at_one_time_needs_a_recorded_approval_to_exceed() {
     assert_eq!(met(F, &f), Some(false), "5.00 is within the limit");
     f.acreage.peak_acres = 5.01;
     assert_eq!(met(F, &f), Some(true));
-    for recorded in ["2026-03-20", "SWPPP-2026-014", "Approved", "yes"] {
-        f.claims.swppp_approval = Some(recorded.into());
-        assert_eq!(met(F, &f), Some(false), "approval {recorded}");
+    // An approval dated before any disturbance waives the limit.
+    record(&mut f, serde_json::json!({"approved_swppp": "2026-03-20"}));
+    f.acreage.before_approval = Some(outfall::area::Peak {
+        acres: 0.0,
+        date: None,
+    });
+    assert_eq!(met(F, &f), Some(false), "approved before work");
+    // Dated after 6 acres were already open: not pursuant to it.
+    f.acreage.before_approval = Some(outfall::area::Peak {
+        acres: 6.0,
+        date: Some(day("2026-03-01")),
+    });
+    assert_eq!(met(F, &f), Some(true), "approved after the peak began");
+    // Approved, with no date: whether the peak came first is unknown.
+    for recorded in ["SWPPP-2026-014", "Approved", "yes"] {
+        record(&mut f, serde_json::json!({"approved_swppp": recorded}));
+        let d = check(F, &f, &r());
+        assert_eq!(d.met, None, "approval {recorded}");
+        assert!(
+            d.missing.iter().any(|m| m.contains("date")),
+            "{:?}",
+            d.missing
+        );
     }
-    f.claims.swppp_approval = None;
+    // Not an approval.
+    for recorded in [
+        "denied",
+        "pending",
+        "under review",
+        "no approval",
+        "withdrawn",
+    ] {
+        record(&mut f, serde_json::json!({"approved_swppp": recorded}));
+        assert_eq!(met(F, &f), Some(true), "approval {recorded}");
+    }
+    record(
+        &mut f,
+        serde_json::json!({"approved_swppp": "see the file"}),
+    );
+    assert_eq!(met(F, &f), None, "words no vocabulary knows");
+    f.claims.swppp_approval = Stated::NotRecorded;
+    f.acreage.before_approval = None;
     f.acreage.phases = vec![phase("1", 4.0, None, None), phase("2", 4.0, None, None)];
     f.acreage.undated_phases = vec!["1".into(), "2".into()];
     let d = check(F, &f, &r());
@@ -320,105 +417,170 @@ fn a_site_that_is_not_a_land_development_activity_is_told_no_must() {
 #[test]
 fn every_exemption_code_with_and_without_its_condition() {
     let rules = r();
-    let claim = |text: &str, set: &dyn Fn(&mut Facts)| {
-        let mut f = base();
-        f.claims.exemptions = vec![text.into()];
-        set(&mut f);
+    let eff = rules.effective_date.to_string();
+    let after = rules
+        .effective_date
+        .succ_opt()
+        .map(|d| d.to_string())
+        .unwrap_or_default();
+    let claim = |attrs: serde_json::Value, acres_disturbed: f64| {
+        let mut f = acres(base(), acres_disturbed);
+        f.claims.agricultural = unsaid();
+        record(&mut f, attrs);
         check(RuleId::Exemption, &f, &rules).met
     };
+    use serde_json::json;
     // (a) agriculture: an active farm, but never new structures.
-    let farm = |ns: Option<bool>| {
-        move |f: &mut Facts| {
-            f.claims.agricultural = true;
-            f.claims.new_structures = ns;
-        }
-    };
-    assert_eq!(claim("agriculture", &farm(Some(false))), Some(true));
-    assert_eq!(claim("(5)(a)", &farm(Some(true))), Some(false));
-    assert_eq!(claim("5a", &farm(None)), None);
+    assert_eq!(
+        claim(
+            json!({"exemptions": "agriculture", "agricultural": true, "new_structures": false}),
+            2.0
+        ),
+        Some(true)
+    );
+    assert_eq!(
+        claim(
+            json!({"exemptions": "(5)(a)", "agricultural": true, "new_structures": true}),
+            2.0
+        ),
+        Some(false)
+    );
+    assert_eq!(
+        claim(json!({"exemptions": "5a", "agricultural": true}), 2.0),
+        None
+    );
+    assert_eq!(
+        claim(json!({"exemptions": "a", "new_structures": false}), 2.0),
+        None,
+        "farm status not recorded"
+    );
+    assert_eq!(
+        claim(
+            json!({"exemptions": "a", "new_structures": false, "agricultural": false}),
+            2.0
+        ),
+        Some(false)
+    );
     // (b) silviculture, except landing areas and log haul roads.
     assert_eq!(
-        claim("silviculture", &|f| f.claims.landing_or_haul_road =
-            Some(false)),
+        claim(
+            json!({"exemptions": "silviculture", "landing_or_haul_road": false}),
+            2.0
+        ),
         Some(true)
     );
     assert_eq!(
-        claim("b", &|f| f.claims.landing_or_haul_road = Some(true)),
+        claim(
+            json!({"exemptions": "b", "landing_or_haul_road": true}),
+            2.0
+        ),
         Some(false)
     );
-    assert_eq!(claim("forestry", &|_| {}), None);
+    assert_eq!(claim(json!({"exemptions": "forestry"}), 2.0), None);
     // (c) routine maintenance: under 5 acres AND the original line, grade, capacity or purpose.
-    let maint = |a: f64, keeps: Option<bool>| {
-        move |f: &mut Facts| {
-            f.acreage.total_acres = a;
-            f.claims.maintains_original = keeps;
-        }
-    };
     assert_eq!(
-        claim("routine maintenance", &maint(4.99, Some(true))),
+        claim(
+            json!({"exemptions": "routine maintenance", "maintains_original": true}),
+            4.99
+        ),
         Some(true)
     );
     assert_eq!(
-        claim("routine maintenance", &maint(5.0, Some(true))),
+        claim(
+            json!({"exemptions": "routine maintenance", "maintains_original": true}),
+            5.0
+        ),
         Some(false)
     );
     assert_eq!(
-        claim("routine maintenance", &maint(4.99, Some(false))),
+        claim(
+            json!({"exemptions": "routine maintenance", "maintains_original": false}),
+            4.99
+        ),
         Some(false)
     );
-    assert_eq!(claim("5(c)", &maint(2.0, None)), None);
+    assert_eq!(claim(json!({"exemptions": "5(c)"}), 2.0), None);
     // (d) repairs the officer deemed necessary.
     assert_eq!(
-        claim("repair", &|f| f.claims.repair_deemed_necessary = Some(true)),
+        claim(
+            json!({"exemptions": "repair", "repair_deemed_necessary": true}),
+            2.0
+        ),
         Some(true)
     );
-    assert_eq!(claim("repair", &|_| {}), None);
+    assert_eq!(claim(json!({"exemptions": "repair"}), 2.0), None);
     // (e) plat and (f) building permit approved on or before the effective date.
-    let eff = rules.effective_date;
     assert_eq!(
-        claim("e", &|f| f.claims.plat_approved = Some(eff)),
+        claim(json!({"exemptions": "e", "plat_approved": eff}), 2.0),
         Some(true)
     );
     assert_eq!(
-        claim("subdivision plat", &|f| f.claims.plat_approved =
-            eff.succ_opt()),
+        claim(
+            json!({"exemptions": "subdivision plat", "plat_approved": after}),
+            2.0
+        ),
         Some(false)
     );
-    assert_eq!(claim("e", &|_| {}), None);
+    assert_eq!(claim(json!({"exemptions": "e"}), 2.0), None);
     assert_eq!(
-        claim("building permit", &|f| f.claims.building_permit_approved =
-            Some(eff)),
+        claim(
+            json!({"exemptions": "building permit", "building_permit_approved": eff}),
+            2.0
+        ),
         Some(true)
     );
     assert_eq!(
-        claim("f", &|f| f.claims.building_permit_approved = eff.succ_opt()),
+        claim(
+            json!({"exemptions": "f", "building_permit_approved": after}),
+            2.0
+        ),
         Some(false)
     );
-    assert_eq!(claim("(f)", &|_| {}), None);
-    // (g)-(k): the activity named is the exemption.
-    for c in [
-        "cemetery graves",
-        "fence",
-        "emergency",
-        "home gardening",
-        "landscaping",
-        "g",
-        "h",
-        "i",
-        "j",
-        "k",
+    assert_eq!(claim(json!({"exemptions": "(f)"}), 2.0), None);
+    // (g)-(k): the claim alone is not enough; the officer's finding verifies or refutes it.
+    for (c, finding) in [
+        ("cemetery graves", "activity_only"),
+        ("fence", "activity_only"),
+        ("emergency", "immediately_necessary"),
+        ("home gardening", "personal_use"),
+        ("landscaping", "existing_structure"),
+        ("g", "activity_only"),
+        ("h", "activity_only"),
+        ("i", "immediately_necessary"),
+        ("j", "personal_use"),
+        ("k", "existing_structure"),
     ] {
-        assert_eq!(claim(c, &|_| {}), Some(true), "{c}");
+        assert_eq!(claim(json!({"exemptions": c}), 2.0), None, "{c} claimed");
+        assert_eq!(
+            claim(json!({"exemptions": c, finding: true}), 2.0),
+            Some(true),
+            "{c} found"
+        );
+        assert_eq!(
+            claim(json!({"exemptions": c, finding: false}), 2.0),
+            Some(false),
+            "{c} refuted"
+        );
     }
-    // Words that name no code.
-    assert_eq!(claim("it is small", &|_| {}), None);
-    assert_eq!(claim("(5)(z)", &|_| {}), None);
+    // Words that name no code, and fragments of words that would.
+    for words in [
+        "it is small",
+        "(5)(z)",
+        "assignment",
+        "preplatted",
+        "gardenia",
+    ] {
+        assert_eq!(claim(json!({"exemptions": words}), 2.0), None, "{words}");
+    }
 }
 
 #[test]
 fn only_a_verified_exemption_changes_requirements() {
     let mut f = acres(base(), 3.0);
-    f.claims.exemptions = vec!["routine maintenance".into()];
+    record(
+        &mut f,
+        serde_json::json!({"exemptions": "routine maintenance"}),
+    );
     assert_eq!(met(RuleId::Exemption, &f), None);
     assert_eq!(
         met(RuleId::SwpppRequired, &f),
@@ -426,7 +588,10 @@ fn only_a_verified_exemption_changes_requirements() {
         "unverified: unchanged"
     );
     assert_eq!(met(RuleId::Inspections, &f), Some(true));
-    f.claims.maintains_original = Some(true);
+    record(
+        &mut f,
+        serde_json::json!({"exemptions": "routine maintenance", "maintains_original": true}),
+    );
     assert_eq!(met(RuleId::Exemption, &f), Some(true));
     assert_eq!(met(RuleId::SwpppRequired, &f), Some(false));
     assert_eq!(met(RuleId::Inspections, &f), Some(false));
@@ -542,7 +707,7 @@ fn an_unknown_receiving_water_leaves_condition_a_and_its_consequences_undetermin
 #[test]
 fn inspections_only_under_a_b_or_c_and_with_the_laws_schedule() {
     let mut lot = acres(base(), 0.6);
-    lot.claims.common_plan = true;
+    lot.claims.common_plan = Some(true);
     assert_eq!(met(RuleId::LandDevelopmentActivity, &lot), Some(true));
     assert_eq!(
         met(RuleId::Inspections, &lot),
@@ -580,17 +745,27 @@ fn an_active_site_without_a_recorded_approval_is_flagged() {
     use RuleId::ActiveWithoutApproval as W;
     let mut f = base();
     assert_eq!(met(W, &f), Some(true));
-    f.claims.swppp_approval = Some("yes".into());
-    let d = check(W, &f, &r());
-    assert_eq!(d.met, Some(false));
-    assert!(
-        d.reason.contains("record its date or reference"),
-        "{}",
-        d.reason
-    );
-    f.claims.swppp_approval = None;
-    f.claims.status = Some("planned".into());
+    record(&mut f, serde_json::json!({"approved_swppp": "2026-03-20"}));
     assert_eq!(met(W, &f), Some(false));
+    record(&mut f, serde_json::json!({"approved_swppp": "denied"}));
+    let d = check(W, &f, &r());
+    assert_eq!(d.met, Some(true), "a denial is no approval: {}", d.reason);
+    record(&mut f, serde_json::json!({"approved_swppp": "see file"}));
+    assert_eq!(met(W, &f), None, "words no vocabulary knows");
+    f.claims.swppp_approval = Stated::NotRecorded;
+    for (status, want) in [
+        ("planned", Some(false)),
+        ("in progress", Some(true)),
+        ("stabilized", Some(false)),
+        ("razed", None),
+    ] {
+        record(&mut f, serde_json::json!({"status": status}));
+        assert_eq!(met(W, &f), want, "status {status}");
+    }
+    f.claims.status = Stated::NotRecorded;
+    let d = check(W, &f, &r());
+    assert_eq!(d.met, None, "no status recorded");
+    assert!(d.missing.iter().any(|m| m.contains("status")));
 }
 
 #[test]
@@ -683,12 +858,13 @@ fn a_refused_disturbance_polygon_leaves_acreage_findings_undetermined_not_change
 #[test]
 fn a_parcel_the_data_lacks_leaves_a_class_exclusion_open() {
     let mut f = acres(base(), 2.0);
+    f.claims.single_family = unsaid();
+    f.claims.agricultural = unsaid();
     f.claims.unknown_parcels = vec!["020.-01-99.0".into()];
     let d = check(RuleId::ConditionC, &f, &r());
     assert_eq!(d.met, None);
     assert!(d.missing[0].contains("020.-01-99.0"), "{:?}", d.missing);
     // The site's own record settles it, whatever the parcels say.
-    f.claims.single_family = true;
-    f.claims.single_family_source = Some("site record".into());
+    f.claims.single_family = said(true);
     assert_eq!(met(RuleId::ConditionC, &f), Some(false));
 }

@@ -339,12 +339,14 @@ fn a_site_outside_the_town_gets_its_facts_and_no_requirement() {
 
 #[test]
 fn an_approval_recorded_as_text_is_an_approval() {
-    // 6.6 acres at once: over the limit unless pursuant to an approved SWPPP.
-    for (value, exceeded) in [
-        ("Approved", false),
-        ("SWPPP-2026-014", false),
-        ("2026-03-20", false),
-        ("no", true),
+    // 6.6 acres at once, on no recorded dates: over the limit unless pursuant to an approved
+    // SWPPP. An approval whose date cannot be set against the disturbance's leaves it open.
+    for (value, approved, exceeded, active) in [
+        ("Approved", true, None, Some(false)),
+        ("SWPPP-2026-014", true, None, Some(false)),
+        ("2026-03-20", true, None, Some(false)),
+        ("no", false, Some(true), Some(true)),
+        ("denied", false, Some(true), Some(true)),
     ] {
         let (sites, dist) = site(
             &format!(r#","approved_swppp":"{value}","status":"active""#),
@@ -359,15 +361,11 @@ fn an_approval_recorded_as_text_is_an_approval() {
             ],
         );
         assert!(r.disturbance.peak_acres > 6.0);
-        assert_eq!(
-            r.conditions.five_acre_limit_exceeded,
-            Some(exceeded),
-            "{value}"
-        );
-        assert_eq!(r.site.approved_swppp, !exceeded, "{value}");
+        assert_eq!(r.conditions.five_acre_limit_exceeded, exceeded, "{value}");
+        assert_eq!(r.site.approved_swppp, approved, "{value}");
         assert_eq!(
             finding(&r, RuleId::ActiveWithoutApproval).met,
-            Some(exceeded),
+            active,
             "{value}"
         );
     }
@@ -407,7 +405,10 @@ fn a_small_common_plan_lot_needs_a_swppp_but_no_inspections() {
         .reason
         .contains("every 7 days"));
     // The plan's own acreage, when given, decides Condition C and so the inspections.
-    let r = unlisted(r#","common_plan":"yes","common_plan_acres":3.2"#, 50.0);
+    let r = unlisted(
+        r#","common_plan":"yes","common_plan_acres":3.2,"land_use":"commercial""#,
+        50.0,
+    );
     assert_eq!(r.conditions.c, Some(true));
     assert_eq!(finding(&r, RuleId::Inspections).met, Some(true));
 }

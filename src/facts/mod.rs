@@ -7,9 +7,10 @@ pub mod water;
 
 use crate::area::{self, PhaseAcres, PhaseOverlap};
 use crate::catalog::Catalog;
+use crate::claims::{ExemptionClaim, SiteStatus, Sourced, Stated, SwpppApproval};
 use crate::config::Role;
 use crate::load::{value_text, Feature};
-use crate::subject::{split_list, Subject, SubjectKind, WHOLE_PARCEL};
+use crate::subject::{Subject, SubjectKind, WHOLE_PARCEL};
 use chrono::NaiveDate;
 use geo::{BoundingRect, Contains, Intersects};
 use geo_types::Geometry;
@@ -34,6 +35,9 @@ pub struct Acreage {
     /// Phases with no start date: counted as disturbed throughout.
     pub undated_phases: Vec<String>,
     pub overlaps: Vec<PhaseOverlap>,
+    /// The peak at one time on the days before the SWPPP approval's date, when the approval
+    /// is dated and some phase is: disturbance then was not "pursuant to an approved SWPPP".
+    pub before_approval: Option<area::Peak>,
     pub outside_parcels_acres: f64,
     pub polygons: usize,
     /// Disturbance features of this site refused at load ("D04-2: self-intersection ..."):
@@ -51,33 +55,34 @@ pub struct Jurisdiction {
     pub boundary_name: Option<String>,
 }
 
-/// What the site's record says about itself. Tri-state where the law needs to tell
-/// "recorded as no" from "not recorded".
+/// What the site's record says about itself, typed (`crate::claims`), with the parcel
+/// class as the fallback for land use. Tri-state where the law needs to tell "recorded as
+/// no" from "not recorded".
 #[derive(Debug, Clone, Serialize)]
 pub struct Claims {
-    pub status: Option<String>,
+    pub status: Stated<SiteStatus>,
+    /// The status as the record words it.
+    pub status_recorded: Option<String>,
     pub address: Option<String>,
     pub applicant: Option<String>,
-    pub single_family: bool,
-    /// "site record" or "parcel class 210".
-    pub single_family_source: Option<String>,
-    pub agricultural: bool,
-    pub agricultural_source: Option<String>,
-    pub common_plan: bool,
+    /// The work is the construction of a single-family residence, and which source said so:
+    /// "site record: land_use" first, "parcel class 210" only when the record is silent.
+    pub single_family: Sourced,
+    pub agricultural: Sourced,
+    /// Part of a larger common plan of development or sale (6); None when not recorded.
+    pub common_plan: Option<bool>,
     pub common_plan_acres: Option<f64>,
-    /// The recorded SWPPP approval: a date or a reference (a bare "yes" is kept as said).
-    pub swppp_approval: Option<String>,
-    pub exemptions: Vec<String>,
-    pub new_structures: Option<bool>,
-    pub landing_or_haul_road: Option<bool>,
-    pub maintains_original: Option<bool>,
-    pub repair_deemed_necessary: Option<bool>,
-    pub plat_approved: Option<NaiveDate>,
-    pub building_permit_approved: Option<NaiveDate>,
+    pub swppp_approval: Stated<SwpppApproval>,
+    pub exemptions: Vec<ExemptionClaim>,
+    /// The officer's findings ((5)(d), (g)-(k)) count: false for a plan checked by its
+    /// applicant before filing, whose statements are claims only.
+    pub officer_record: bool,
     pub parcel_ids: Vec<String>,
-    /// Ids in the site's `parcel_ids` that no parcels layer holds: a parcel-class exclusion
+    /// Ids in the site's `parcel_ids` that no parcels layer holds: a parcel-class fallback
     /// (single-family, agricultural) cannot be settled without them.
     pub unknown_parcels: Vec<String>,
+    /// Values of the record no vocabulary knows, each naming its field.
+    pub problems: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -104,25 +109,6 @@ pub fn value_tristate(v: Option<&Value>) -> Option<bool> {
         },
         _ => None,
     }
-}
-
-/// A recorded approval: any value except blank, "no", "false", "0" or "none".
-fn approval_text(v: Option<&Value>) -> Option<String> {
-    let t = v.and_then(value_text)?;
-    let negative = matches!(
-        t.to_ascii_lowercase().as_str(),
-        "no" | "n" | "false" | "f" | "0" | "none" | "pending"
-    );
-    (!negative).then_some(t)
-}
-
-fn parse_acres(v: Option<&Value>) -> Option<f64> {
-    let f = match v? {
-        Value::Number(n) => n.as_f64()?,
-        Value::String(s) => s.trim().parse().ok()?,
-        _ => return None,
-    };
-    (f.is_finite() && f >= 0.0).then_some(f)
 }
 
 /// Column names of the site record: the first sites layer's renames, else the plain names.
@@ -163,21 +149,48 @@ fn subject_parcels<'a>(
         .collect()
 }
 
-/// Every covered parcel's class starts with one of the prefixes: which class, if so.
-fn class_of_all(
-    parcels: &[(&crate::layer::Layer, &Feature)],
-    prefixes: &[String],
-) -> Option<String> {
-    let classes: Vec<String> = parcels
+/// The parcel-class fallback for a land use: `Some(true)` when every covered parcel's class
+/// starts with one of the prefixes, `Some(false)` when every one has a class and not all do,
+/// and `None` when a class is missing or no parcel is known. The source names the class.
+fn class_fallback(parcels: &[(&crate::layer::Layer, &Feature)], prefixes: &[String]) -> Sourced {
+    let classes: Option<Vec<String>> = parcels
         .iter()
         .map(|(l, p)| l.text(p, l.config.class_field.as_deref()))
-        .collect::<Option<_>>()?;
-    let all = !classes.is_empty()
-        && !prefixes.is_empty()
-        && classes
+        .collect();
+    let unknown = Sourced {
+        value: None,
+        source: None,
+    };
+    let Some(classes) = classes.filter(|c| !c.is_empty()) else {
+        return unknown;
+    };
+    if prefixes.is_empty() {
+        return unknown;
+    }
+    let matches = |c: &String| prefixes.iter().any(|pre| c.starts_with(pre.as_str()));
+    let all = classes.iter().all(matches);
+    let shown = if all {
+        classes[0].clone()
+    } else {
+        classes
             .iter()
-            .all(|c| prefixes.iter().any(|pre| c.starts_with(pre.as_str())));
-    all.then(|| classes[0].clone())
+            .find(|c| !matches(c))
+            .cloned()
+            .unwrap_or_default()
+    };
+    Sourced {
+        value: Some(all),
+        source: Some(format!("parcel class {shown}")),
+    }
+}
+
+/// The site record's statement when it has one, else the parcel class.
+fn record_or_class(record: Sourced, class: Sourced) -> Sourced {
+    if record.value.is_some() {
+        record
+    } else {
+        class
+    }
 }
 
 fn jurisdiction(catalog: &Catalog, footprint: Option<&Geometry<f64>>) -> Jurisdiction {
@@ -194,7 +207,7 @@ fn jurisdiction(catalog: &Catalog, footprint: Option<&Geometry<f64>>) -> Jurisdi
     let meeting: Vec<(&crate::layer::Layer, &Feature)> = boundaries
         .iter()
         .flat_map(|l| l.features.iter().map(move |f| (*l, f)))
-        .filter(|(_, f)| f.geometry.intersects(fp))
+        .filter(|(_, f)| interiors_meet(&f.geometry, fp))
         .collect();
     j.inside = Some(!meeting.is_empty());
     j.wholly_inside = Some(meeting.iter().any(|(_, f)| f.geometry.contains(fp)));
@@ -202,6 +215,17 @@ fn jurisdiction(catalog: &Catalog, footprint: Option<&Geometry<f64>>) -> Jurisdi
         .first()
         .map(|(l, f)| l.name_of(f).unwrap_or_else(|| f.id.clone()));
     j
+}
+
+/// "Inside" means the interiors overlap: a site that only shares an edge or a corner with
+/// the town lies wholly outside it.
+fn interiors_meet(boundary: &Geometry<f64>, fp: &Geometry<f64>) -> bool {
+    use geo::Relate;
+    if !boundary.intersects(fp) {
+        return false;
+    }
+    let m = boundary.relate(fp);
+    m.is_intersects() && !m.is_touches()
 }
 
 /// The site's disturbance features that the loaders refused, with why.
@@ -241,39 +265,27 @@ pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
     } else {
         0.0
     };
-    let attr = |key: &'static str| subject.attributes.get(column(catalog, key));
-    let text = |key: &'static str| attr(key).and_then(value_text);
-    let date = |key: &'static str| text(key).and_then(|s| area::parse_date(&s));
-    let flag = |key: &'static str| value_tristate(attr(key));
-    let sf_class = class_of_all(&parcels, &rules.single_family_classes);
-    let ag_class = class_of_all(&parcels, &rules.agricultural_classes);
-    let source = |flagged: bool, class: &Option<String>| {
-        if flagged {
-            Some("site record".to_string())
-        } else {
-            class.as_ref().map(|c| format!("parcel class {c}"))
-        }
-    };
-    let sf_flag = flag("single_family") == Some(true);
-    let ag_flag = flag("agricultural") == Some(true);
+    let get = |key: &str| subject.attributes.get(column(catalog, key)).cloned();
+    let record = crate::claims::read_claims(&get, &catalog.manifest.words);
+    let text = |key: &'static str| get(key).as_ref().and_then(value_text);
     let claims = Claims {
-        status: text("status"),
+        status: record.status,
+        status_recorded: text("status"),
         address: text("address"),
         applicant: text("applicant"),
-        single_family: sf_flag || sf_class.is_some(),
-        single_family_source: source(sf_flag, &sf_class),
-        agricultural: ag_flag || ag_class.is_some(),
-        agricultural_source: source(ag_flag, &ag_class),
-        common_plan: flag("common_plan") == Some(true),
-        common_plan_acres: parse_acres(attr("common_plan_acres")),
-        swppp_approval: approval_text(attr("approved_swppp")),
-        exemptions: split_list(attr("exemptions")),
-        new_structures: flag("new_structures"),
-        landing_or_haul_road: flag("landing_or_haul_road"),
-        maintains_original: flag("maintains_original"),
-        repair_deemed_necessary: flag("repair_deemed_necessary"),
-        plat_approved: date("plat_approved"),
-        building_permit_approved: date("building_permit_approved"),
+        single_family: record_or_class(
+            record.single_family,
+            class_fallback(&parcels, &rules.single_family_classes),
+        ),
+        agricultural: record_or_class(
+            record.agricultural,
+            class_fallback(&parcels, &rules.agricultural_classes),
+        ),
+        common_plan: record.common_plan,
+        common_plan_acres: record.common_plan_acres,
+        swppp_approval: record.approval,
+        exemptions: record.exemptions,
+        officer_record: subject.kind != SubjectKind::Drawn,
         parcel_ids: parcels.iter().map(|(_, p)| p.id.clone()).collect(),
         unknown_parcels: subject
             .parcel_ids
@@ -281,7 +293,13 @@ pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
             .filter(|id| !parcels.iter().any(|(_, p)| &p.id == *id))
             .cloned()
             .collect(),
+        problems: record.problems,
     };
+    let approval_day = claims
+        .swppp_approval
+        .known()
+        .filter(|a| a.approved())
+        .and_then(|a| a.date);
     let acreage = Acreage {
         recorded: !polys.is_empty(),
         whole_parcel: subject.phases.len() == 1 && subject.phases[0].name == WHOLE_PARCEL,
@@ -296,6 +314,9 @@ pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
             .map(|p| p.name.clone())
             .collect(),
         overlaps: area::overlapping_phases(&subject.phases),
+        before_approval: approval_day
+            .filter(|_| subject.phases.iter().any(|p| p.start.is_some()))
+            .map(|day| area::peak_before(&subject.phases, day)),
         outside_parcels_acres: outside,
         polygons: polys.len(),
         refused: refused_inputs(catalog, subject),

@@ -113,7 +113,9 @@ pub struct TmdlWatershed {
     pub id: String,
     pub name: String,
     pub pollutant: Option<String>,
-    pub stormwater_source: bool,
+    /// Stormwater is identified as a source of the impairment; None when the layer's
+    /// stormwater-source attribute is blank or not configured.
+    pub stormwater_source: Option<bool>,
     /// Where the discharge enters it: "outfall point", "entry reach R1", "reach R9", "waterbody W3".
     pub via: Option<String>,
     /// Along the path from the entry to where it enters (0 at the outfall or entry reach).
@@ -536,7 +538,7 @@ fn tmdl_of(layer: &crate::layer::Layer, f: &crate::load::Feature) -> TmdlWatersh
         id: f.id.clone(),
         name: layer.name_of(f).unwrap_or_else(|| f.id.clone()),
         pollutant: layer.text(f, layer.config.pollutant_field.as_deref()),
-        stormwater_source: crate::load::value_flag(
+        stormwater_source: super::value_tristate(
             layer
                 .config
                 .stormwater_field

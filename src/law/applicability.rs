@@ -3,8 +3,11 @@
 
 use super::exemptions::check_claim;
 use super::{acres, and3, assumed, refused, refused_note, Decision};
+use crate::claims::{SiteStatus, Stated};
 use crate::config::Rules;
 use crate::facts::Facts;
+use crate::subject::SubjectKind;
+use serde_json::Value;
 
 /// (4): the law applies inside the town. `None` without a boundary layer.
 pub fn jurisdiction(f: &Facts, _r: &Rules) -> Decision {
@@ -28,7 +31,7 @@ pub fn jurisdiction(f: &Facts, _r: &Rules) -> Decision {
         ),
         (true, Some(false)) => Decision::new(
             Some(false),
-            "The site lies outside the Town boundary: this local law does not apply there. Its facts are shown for information only; the law of the town it lies in governs.",
+            "The site lies outside the Town boundary (sharing at most an edge with it): this local law does not apply there. Its facts are shown for information only; the law of the town it lies in governs.",
         ),
     };
     d.fact("inside", j.inside)
@@ -40,9 +43,10 @@ pub fn jurisdiction(f: &Facts, _r: &Rules) -> Decision {
 /// An unverified claim is `None` and changes no requirement.
 pub fn exemption(f: &Facts, r: &Rules) -> Decision {
     let claims = &f.claims.exemptions;
+    let stated: Vec<&str> = claims.iter().map(|c| c.stated.as_str()).collect();
     if claims.is_empty() {
         return Decision::new(Some(false), "No exemption under (5) is claimed.")
-            .fact("claimed", claims);
+            .fact("claimed", stated);
     }
     let checks: Vec<_> = claims.iter().map(|c| check_claim(c, f, r)).collect();
     let met = if checks.iter().any(|c| c.applies == Some(true)) {
@@ -66,14 +70,19 @@ pub fn exemption(f: &Facts, r: &Rules) -> Decision {
         .collect();
     Decision::new(met, reason.join(" "))
         .missing(checks.iter().filter_map(|c| c.missing.clone()))
-        .fact("claimed", claims)
+        .fact("claimed", stated)
         .fact("codes", codes)
+        .fact(
+            "verified_by",
+            claims.iter().map(|c| &c.verified_by).collect::<Vec<_>>(),
+        )
 }
 
 /// (6): one acre or more disturbed, or less as part of a larger common plan.
 pub fn land_development_activity(f: &Facts, r: &Rules) -> Decision {
     let a = &f.acreage;
     let pre = assumed(f);
+    let plan = f.claims.common_plan;
     let d = if !a.recorded {
         Decision::new(
             None,
@@ -85,7 +94,7 @@ pub fn land_development_activity(f: &Facts, r: &Rules) -> Decision {
             Some(true),
             format!("{pre}{} disturbed, at or above the {} acre threshold of \"Land Development Activity\" (6).", acres(a.total_acres), r.land_development_acres),
         )
-    } else if f.claims.common_plan && a.total_acres > 0.0 {
+    } else if plan == Some(true) && a.total_acres > 0.0 {
         Decision::new(
             Some(true),
             format!("{pre}{} disturbed, below {} acre, but \"part of a larger common plan of development or sale\" (6).", acres(a.total_acres), r.land_development_acres),
@@ -101,14 +110,20 @@ pub fn land_development_activity(f: &Facts, r: &Rules) -> Decision {
             ),
         )
         .missing(refused(f))
+    } else if plan.is_none() && a.total_acres > 0.0 {
+        Decision::new(
+            None,
+            format!("{pre}{} disturbed, below the {} acre threshold; whether it is \"part of a larger common plan of development or sale\" (6) is not recorded, and that decides it.", acres(a.total_acres), r.land_development_acres),
+        )
+        .missing(["whether the site is part of a larger common plan of development or sale (common_plan)".to_string()])
     } else {
         Decision::new(
             Some(false),
-            format!("{pre}{} disturbed, below the {} acre threshold, and not recorded as part of a larger common plan: not a land development activity, so the law asks nothing of it.", acres(a.total_acres), r.land_development_acres),
+            format!("{pre}{} disturbed, below the {} acre threshold, and not part of a larger common plan: not a land development activity, so the law asks nothing of it.", acres(a.total_acres), r.land_development_acres),
         )
     };
     d.fact("total_acres", a.total_acres)
-        .fact("common_plan", f.claims.common_plan)
+        .fact("common_plan", plan)
         .fact("threshold_acres", r.land_development_acres)
 }
 
@@ -138,48 +153,78 @@ pub fn swppp_required(f: &Facts, r: &Rules) -> Decision {
         .fact("exempt", ex)
 }
 
-/// (4)(d) with (7)(a): an active site that needs a SWPPP and has no recorded approval.
+/// (4)(d) with (7)(a): a site under construction that needs a SWPPP and has no approved
+/// one. A status or approval in words no vocabulary knows decides nothing: `null`.
 pub fn active_without_approval(f: &Facts, r: &Rules) -> Decision {
     let c = &f.claims;
-    let active = c
-        .status
-        .as_deref()
-        .is_some_and(|s| s.eq_ignore_ascii_case("active"));
     let required = swppp_required(f, r);
-    let approval = c.swppp_approval.as_deref();
-    let bare = approval.is_some_and(|a| {
-        matches!(
-            a.to_ascii_lowercase().as_str(),
-            "yes" | "y" | "true" | "t" | "1" | "approved"
+    let approval = c.swppp_approval.known();
+    let building = match &c.status {
+        _ if f.kind != SubjectKind::Site => {
+            return Decision::new(
+                Some(false),
+                "A plan checked before it is filed is not a site under construction.",
+            )
+            .fact("status", Value::Null);
+        }
+        Stated::Known(s) => Ok(*s == SiteStatus::UnderConstruction),
+        Stated::NotRecorded => Err((
+            "no status is recorded".to_string(),
+            "the site's status".to_string(),
+        )),
+        Stated::Unreadable(w) => Err((
+            format!("the status '{w}' is not a word the status vocabulary knows"),
+            format!("a status the vocabulary knows (got '{w}')"),
+        )),
+    };
+    let d = match (building, &c.swppp_approval) {
+        (Err((why, missing)), _) => Decision::new(
+            None,
+            format!("Whether construction is under way cannot be told: {why}."),
         )
-    });
-    let d = if !active {
-        Decision::new(
+        .missing([missing]),
+        (Ok(false), _) => Decision::new(
             Some(false),
-            format!(
-                "The site is not active (status: {}).",
-                c.status.as_deref().unwrap_or("not recorded")
-            ),
+            format!("The site is not under construction (status: {}).", status_words(&c.status)),
+        ),
+        (Ok(true), Stated::Unreadable(w)) => Decision::new(
+            None,
+            format!("The site is under construction, and its SWPPP approval is recorded as '{w}', which the approval vocabulary does not know."),
         )
-    } else if let Some(a) = approval {
-        Decision::new(
-            Some(false),
-            if bare {
-                format!(
-                    "The SWPPP approval is recorded only as '{a}'; record its date or reference."
-                )
-            } else {
-                format!("The SWPPP approval is recorded: {a}.")
-            },
-        )
-    } else {
-        match required.met {
-            Some(true) => Decision::new(Some(true), "The site is active and needs a SWPPP, but no SWPPP approval is recorded: the officer approves the SWPPP before work (4)(d), (7)(a)."),
-            Some(false) => Decision::new(Some(false), "The site is active with no recorded SWPPP approval, but this law requires no SWPPP for it."),
-            None => Decision::new(None, "The site is active with no recorded SWPPP approval; whether it needs one is undetermined.").missing(required.missing),
+        .missing([format!("the SWPPP approval's decision (got '{w}')")]),
+        (Ok(true), _) if approval.is_some_and(|a| a.approved()) => {
+            let a = approval.map(|a| a.describe()).unwrap_or_default();
+            Decision::new(Some(false), format!("The SWPPP approval is recorded: {a}."))
+        }
+        (Ok(true), _) => {
+            let recorded = approval
+                .map(|a| format!(" (recorded: {})", a.describe()))
+                .unwrap_or_default();
+            match required.met {
+                Some(true) => Decision::new(Some(true), format!("The site is under construction and needs a SWPPP, but no approved SWPPP is recorded{recorded}: the SWPPP is approved before work (4)(d), (7)(a).")),
+                Some(false) => Decision::new(Some(false), format!("The site is under construction with no approved SWPPP{recorded}, but this law requires no SWPPP for it.")),
+                None => Decision::new(None, format!("The site is under construction with no approved SWPPP{recorded}; whether it needs one is undetermined.")).missing(required.missing),
+            }
         }
     };
-    d.fact("status", &c.status)
-        .fact("swppp_approval", approval)
+    d.fact("status", status_code(&c.status))
+        .fact("swppp_approval", approval.map(|a| a.describe()))
         .fact("swppp_required", required.met)
+}
+
+/// The status as its code, or the unreadable word as written.
+pub fn status_code(s: &Stated<SiteStatus>) -> Option<String> {
+    match s {
+        Stated::Known(s) => Some(s.as_str().to_string()),
+        Stated::Unreadable(w) => Some(w.clone()),
+        Stated::NotRecorded => None,
+    }
+}
+
+fn status_words(s: &Stated<SiteStatus>) -> String {
+    match s {
+        Stated::Known(s) => s.words().to_string(),
+        Stated::Unreadable(w) => format!("'{w}'"),
+        Stated::NotRecorded => "not recorded".into(),
+    }
 }

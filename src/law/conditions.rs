@@ -3,6 +3,7 @@
 use super::{
     acres, and3, assumed, land_development_activity, or3, refused, refused_note, Decision,
 };
+use crate::claims::Sourced;
 use crate::config::{CauseReading, Rules};
 use crate::facts::{EntryRule, Facts, Impaired};
 use crate::waters::causes_matching;
@@ -43,9 +44,21 @@ pub fn water_test(f: &Facts, r: &Rules) -> Decision {
     } else {
         Some(false)
     };
-    let storm = w.tmdl_entered.iter().find(|t| {
-        t.stormwater_source && in_scope(t.distance_m == Some(0.0), t.distance_m.unwrap_or(0.0))
-    });
+    let in_reach = |t: &&crate::facts::TmdlWatershed| {
+        in_scope(t.distance_m == Some(0.0), t.distance_m.unwrap_or(0.0))
+    };
+    let storm = w
+        .tmdl_entered
+        .iter()
+        .filter(in_reach)
+        .find(|t| t.stormwater_source == Some(true));
+    // A watershed entered whose stormwater-source attribute is blank could be the one.
+    let blank: Vec<&crate::facts::TmdlWatershed> = w
+        .tmdl_entered
+        .iter()
+        .filter(in_reach)
+        .filter(|t| t.stormwater_source.is_none())
+        .collect();
     let tmdl_prong: Option<bool> = if storm.is_some() {
         Some(true)
     } else if !w.tmdl_loaded {
@@ -55,6 +68,14 @@ pub fn water_test(f: &Facts, r: &Rules) -> Decision {
         if !missing.contains(&where_missing(f)) {
             missing.push(where_missing(f));
         }
+        None
+    } else if !blank.is_empty() {
+        missing.extend(blank.iter().map(|t| {
+            format!(
+                "whether stormwater is a source of the {} TMDL ({}): its stormwater-source attribute is blank",
+                t.name, t.id
+            )
+        }));
         None
     } else {
         Some(false)
@@ -91,6 +112,10 @@ pub fn water_test(f: &Facts, r: &Rules) -> Decision {
                 "The discharge enters no TMDL watershed where stormwater is a source.".into(),
             ),
             None if !w.tmdl_loaded => why.push("No TMDL watershed layer is loaded.".into()),
+            None if !blank.is_empty() => why.push(format!(
+                "The discharge enters the {} TMDL watershed, whose record does not say whether stormwater is a source of the impairment.",
+                blank.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
+            )),
             _ => {}
         }
         if !known {
@@ -211,6 +236,14 @@ pub fn condition_a(f: &Facts, r: &Rules) -> Decision {
     let lda = land_development_activity(f, r);
     let mut d = water_test(f, r);
     let met = and3(lda.met, d.met);
+    if outside_town(f) {
+        d.reason = format!("{OUTSIDE} For information: {}", d.reason);
+        d.missing.clear();
+        d.met = Some(false);
+        return d
+            .fact("land_development_activity", lda.met)
+            .fact("in_jurisdiction", false);
+    }
     if lda.met == Some(false) {
         d.reason = format!(
             "Not a land development activity, so Condition A does not apply. For information: {}",
@@ -219,15 +252,26 @@ pub fn condition_a(f: &Facts, r: &Rules) -> Decision {
         d.missing.clear();
     } else if lda.met.is_none() && d.met == Some(true) {
         d.missing.extend(lda.missing.clone());
+        d.reason = format!(
+            "Whether this is a land development activity is undetermined, so Condition A is too. {}",
+            d.reason
+        );
     }
     d.met = met;
     d.fact("land_development_activity", lda.met)
 }
 
+/// Outside the Town the conditions are not `true`: the law does not apply there (4)(a).
+const OUTSIDE: &str = "The site lies outside the Town, where this local law does not apply (4)(a), so the condition does not apply to it.";
+
+fn outside_town(f: &Facts) -> bool {
+    f.jurisdiction.inside == Some(false)
+}
+
 /// The acreage Conditions B and C read: the larger common plan's when the site gives it.
 fn plan_acres(f: &Facts) -> (f64, bool) {
     match (f.claims.common_plan, f.claims.common_plan_acres) {
-        (true, Some(p)) => (p, true),
+        (Some(true), Some(p)) => (p, true),
         _ => (f.acreage.total_acres, false),
     }
 }
@@ -241,16 +285,24 @@ pub fn condition_b(f: &Facts, r: &Rules) -> Decision {
     } else {
         "disturbed"
     };
+    let unrecorded = !plan && !f.acreage.recorded;
     let short = !plan && !f.acreage.refused.is_empty();
-    let over = if a >= r.condition_b_acres {
+    let over = if unrecorded {
+        None
+    } else if a >= r.condition_b_acres {
         Some(true)
     } else if short {
         None
     } else {
         Some(false)
     };
-    let met = and3(lda.met, over);
+    let met = if outside_town(f) {
+        Some(false)
+    } else {
+        and3(lda.met, over)
+    };
     let reason = match met {
+        _ if outside_town(f) => OUTSIDE.to_string(),
         Some(true) => format!(
             "{}{} {whose}: Condition B applies at {} acres or more.",
             assumed(f),
@@ -263,6 +315,7 @@ pub fn condition_b(f: &Facts, r: &Rules) -> Decision {
             acres(a),
             r.condition_b_acres
         ),
+        None if unrecorded => "No disturbance is recorded, so the disturbed area is not known.".into(),
         None if short => format!(
             "{}{} {whose}, under {} acres.{}",
             assumed(f),
@@ -270,9 +323,18 @@ pub fn condition_b(f: &Facts, r: &Rules) -> Decision {
             r.condition_b_acres,
             refused_note(f)
         ),
-        None => "The disturbed area is not recorded.".into(),
+        None => format!(
+            "{}{} {whose}, at or above {} acres, but whether this is a land development activity is undetermined.",
+            assumed(f),
+            acres(a),
+            r.condition_b_acres
+        ),
     };
-    let mut missing = lda.missing;
+    let mut missing = if met.is_none() {
+        lda.missing
+    } else {
+        Vec::new()
+    };
     if short && over.is_none() {
         for m in refused(f) {
             if !missing.contains(&m) {
@@ -282,17 +344,19 @@ pub fn condition_b(f: &Facts, r: &Rules) -> Decision {
     }
     Decision::new(met, reason)
         .missing(missing)
-        .fact("acres", a)
+        .fact("acres", (!unrecorded).then_some(a))
         .fact("common_plan_acres_used", plan)
         .fact("threshold_acres", r.condition_b_acres)
 }
 
-/// Condition C: one to five acres, except single-family residences and agricultural
-/// properties.
+/// Condition C: one to five acres, except the construction of single-family residences and
+/// construction activities at agricultural properties. The site record's statement of its
+/// land use decides; the parcel class only when the record is silent.
 pub fn condition_c(f: &Facts, r: &Rules) -> Decision {
     let lda = land_development_activity(f, r);
     let c = &f.claims;
     let (a, plan) = plan_acres(f);
+    let unrecorded = !plan && !f.acreage.recorded;
     let in_range = a >= r.land_development_acres && a < r.condition_b_acres;
     let pre = assumed(f);
     let range = format!(
@@ -304,53 +368,85 @@ pub fn condition_c(f: &Facts, r: &Rules) -> Decision {
     } else {
         format!("{} disturbed", acres(a))
     };
-    let excluded = c.single_family || c.agricultural;
-    let short = !plan && !f.acreage.refused.is_empty() && !excluded;
-    // A parcel the site names but the data lacks could be the one that makes the site a
-    // single-family residence or agricultural property (the class must hold for all parcels).
-    let by_flag = |s: &Option<String>| s.as_deref() == Some("site record");
-    let class_open = !c.unknown_parcels.is_empty()
-        && in_range
-        && !by_flag(&c.single_family_source)
-        && !by_flag(&c.agricultural_source);
-    let met = if short || class_open {
-        None
-    } else {
-        and3(lda.met, Some(in_range && !excluded))
+    let (sf, ag) = (&c.single_family, &c.agricultural);
+    // The exclusion: true when either holds, false when both are known not to, else unknown.
+    let excluded = or3(sf.value, ag.value);
+    let from_class = |s: &Sourced| {
+        s.source
+            .as_deref()
+            .is_some_and(|x| x.starts_with("parcel class"))
     };
-    let reason = if short {
-        format!("{pre}{whose}.{}", refused_note(f))
-    } else if class_open {
-        format!(
-            "{pre}{whose}, within {range}, but the site names parcels the data lacks ({}), and their property class could exclude it as a single-family residence or agricultural property.",
-            c.unknown_parcels.join(", ")
+    // A parcel the site names but the data lacks could change a class-based answer.
+    let class_open =
+        !c.unknown_parcels.is_empty() && (from_class(sf) || from_class(ag) || excluded.is_none());
+    let short = !plan && !f.acreage.refused.is_empty() && excluded != Some(true);
+    let (met, reason): (Option<bool>, String) = if outside_town(f) {
+        (Some(false), OUTSIDE.to_string())
+    } else if unrecorded {
+        (
+            None,
+            "No disturbance is recorded, so the disturbed area is not known.".into(),
         )
-    } else if met.is_none() {
-        "The disturbed area is not recorded.".to_string()
+    } else if short {
+        (None, format!("{pre}{whose}.{}", refused_note(f)))
     } else if !in_range {
-        let note = if c.common_plan && !plan && a < r.land_development_acres {
+        let note = if c.common_plan == Some(true) && !plan && a < r.land_development_acres {
             " The site is part of a larger common plan whose acreage is not recorded (common_plan_acres); with it, the plan's acreage would decide this."
         } else {
             ""
         };
-        format!("{pre}{whose}; Condition C covers {range}.{note}")
-    } else if c.single_family {
-        format!("{pre}{whose}, but the site is a single-family residence ({}), which Condition C excludes.", c.single_family_source.as_deref().unwrap_or("site record"))
-    } else if c.agricultural {
-        format!(
-            "{pre}{whose}, but the site is agricultural property ({}), which Condition C excludes.",
-            c.agricultural_source.as_deref().unwrap_or("site record")
+        (
+            Some(false),
+            format!("{pre}{whose}; Condition C covers {range}.{note}"),
         )
+    } else if class_open {
+        (None, format!(
+            "{pre}{whose}, within {range}, but the site names parcels the data lacks ({}), and their property class could exclude it as a single-family residence or agricultural property.",
+            c.unknown_parcels.join(", ")
+        ))
+    } else if sf.value == Some(true) {
+        (Some(false), format!("{pre}{whose}, but the work is the construction of a single-family residence ({}), which Condition C excludes.", sf.source.as_deref().unwrap_or("site record")))
+    } else if ag.value == Some(true) {
+        (Some(false), format!(
+            "{pre}{whose}, but the work is at an agricultural property ({}), which Condition C excludes.",
+            ag.source.as_deref().unwrap_or("site record")
+        ))
+    } else if excluded.is_none() {
+        (None, format!("{pre}{whose}, within {range}; whether the work is the construction of a single-family residence or at an agricultural property, which Condition C excludes, is not recorded."))
     } else {
-        format!("{pre}{whose}, within {range}, and not a single-family residence or agricultural property.")
+        let by: Vec<&str> = [sf.source.as_deref(), ag.source.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        (Some(true), format!("{pre}{whose}, within {range}, and not a single-family residence or agricultural property ({}).", by.join("; ")))
     };
-    let mut missing = lda.missing;
-    if class_open {
-        missing.extend(
-            c.unknown_parcels
-                .iter()
-                .map(|p| format!("parcel {p} (named in parcel_ids, not in any parcels layer)")),
-        );
+    let met = if outside_town(f) || met == Some(false) {
+        met
+    } else {
+        and3(lda.met, met)
+    };
+    let mut missing = if met.is_none() {
+        lda.missing
+    } else {
+        Vec::new()
+    };
+    if met.is_none() && in_range && !unrecorded && !short {
+        if class_open {
+            missing.extend(
+                c.unknown_parcels
+                    .iter()
+                    .map(|p| format!("parcel {p} (named in parcel_ids, not in any parcels layer)")),
+            );
+        }
+        if sf.value.is_none() && excluded.is_none() {
+            missing.push(
+                "whether the work is the construction of a single-family residence (land_use)"
+                    .into(),
+            );
+        }
+        if ag.value.is_none() && excluded.is_none() {
+            missing.push("whether the work is at an agricultural property (land_use)".into());
+        }
     }
     if short {
         missing.extend(
@@ -362,8 +458,10 @@ pub fn condition_c(f: &Facts, r: &Rules) -> Decision {
     }
     Decision::new(met, reason)
         .missing(missing)
-        .fact("acres", a)
+        .fact("acres", (!unrecorded).then_some(a))
         .fact("common_plan_acres_used", plan)
-        .fact("single_family", c.single_family)
-        .fact("agricultural", c.agricultural)
+        .fact("single_family", sf.value)
+        .fact("single_family_source", &sf.source)
+        .fact("agricultural", ag.value)
+        .fact("agricultural_source", &ag.source)
 }

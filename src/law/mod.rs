@@ -125,8 +125,8 @@ macro_rules! spec {
 /// Every rule, in the order a report lists them.
 pub const RULEBOOK: [RuleSpec; 14] = [
     spec!(Jurisdiction, "jurisdiction", jurisdiction, "The law applies here (inside the Town)",
-        "(4)(a) This local law shall be applicable to all land development activities as defined in §230-20 D (6). (A Town of Clay law: it applies within the Town.)", []),
-    spec!(Exemption, "exemption", exemption, "A verified exemption applies",
+        "(4)(a) This local law shall be applicable to all land development activities as defined in §230-20 D (6). Outfall's reading, which the law does not state: a town's law applies within the town, so a site applies when its interior overlaps the `boundary` layer (an edge or corner shared is outside); without a boundary layer it is null and the review proceeds as if inside.", []),
+    spec!(Exemption, "exemption", exemption, "A verified exemption applies (verified: the record shows the condition the clause names; (d), (g)-(k) need the officer's finding)",
         "(5) The following activities may be exempt from review under this law. (a) Agricultural activity ... (k) Landscaping and horticultural activities in connection with an existing structure.",
         ["maintenance_max_acres", "effective_date"]),
     spec!(LandDevelopmentActivity, "land_development_activity", land_development_activity, "Land development activity",
@@ -146,7 +146,7 @@ pub const RULEBOOK: [RuleSpec; 14] = [
     spec!(Phasing, "phasing", phasing, "Phased as the law defines it",
         "(6) Phasing - clearing a parcel of land in distinct pieces or parts, with the stabilization of each piece completed before the clearing of the next.", []),
     spec!(ConditionA, "condition_a", condition_a, "Condition A: discharge of a pollutant of concern to an impaired water or TMDL watershed",
-        "(7)(b)[2] Condition A - Stormwater runoff from land development activities discharging a pollutant of concern to either an impaired water identified on the Department's 303(d) list of impaired waters or a Total Maximum Daily Load (TMDL) designated watershed for which pollutants in stormwater have been identified as a source of the impairment. (6) Pollutant of Concern - sediment or a water quality measurement that addresses sediment (such as total suspended solids, turbidity or siltation) and any other pollutant that has been identified as a cause of impairment of any water body that will receive a discharge from the land development activity.",
+        "(7)(b)[2] Condition A - Stormwater runoff from land development activities discharging a pollutant of concern to either an impaired water identified on the Department's 303(d) list of impaired waters or a Total Maximum Daily Load (TMDL) designated watershed for which pollutants in stormwater have been identified as a source of the impairment. (6) Pollutant of Concern - sediment or a water quality measurement that addresses sediment (such as total suspended solids, turbidity or siltation) and any other pollutant that has been identified as a cause of impairment of any water body that will receive a discharge from the land development activity. Outfall's readings, which the law does not state: which receiving waters count is the setting condition_a_downstream_km (the first receiving water and listed waters within 1 mile downstream by default), and with condition_a_causes = \"construction\" the pollutants of concern are the sediment and nutrient terms of the cause vocabulary (construction_pollutants adds terms), matched as whole terms.",
         ["condition_a_causes", "construction_pollutants", "condition_a_downstream_km", "search_radius_m", "impaired_match_m", "impaired_match_share"]),
     spec!(ConditionB, "condition_b", condition_b, "Condition B: five acres or more",
         "(7)(b)[2] Condition B - Stormwater runoff from land development activities disturbing five (5) or more acres.",
@@ -256,8 +256,9 @@ pub fn or3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     }
 }
 
+/// "2.00 acres"; never "-0.00" (a difference of unions can come out a hair below zero).
 fn acres(a: f64) -> String {
-    format!("{a:.2} acres")
+    format!("{:.2} acres", a.max(0.0))
 }
 
 /// What a refused disturbance feature leaves unknown, as missing facts.

@@ -86,11 +86,13 @@ pub fn receiving_waters(f: &Facts, r: &Rules) -> Decision {
 }
 
 /// [1][d]: no more than five acres disturbed at one time unless under an approved SWPPP.
+/// Disturbance before the approval's date was not "pursuant to an approved SWPPP".
 pub fn five_acre_limit(f: &Facts, r: &Rules) -> Decision {
     let a = &f.acreage;
+    let limit = r.max_disturbed_at_once_acres;
     let required = swppp_required(f, r);
-    let approval = f.claims.swppp_approval.as_deref();
-    let over = a.peak_acres > r.max_disturbed_at_once_acres + 1e-9;
+    let approval = f.claims.swppp_approval.known().filter(|x| x.approved());
+    let over = a.peak_acres > limit + 1e-9;
     let when = a
         .peak_date
         .map(|d| format!(" from {d}"))
@@ -98,13 +100,18 @@ pub fn five_acre_limit(f: &Facts, r: &Rules) -> Decision {
     let pre = assumed(f);
     let undated = !a.undated_phases.is_empty() && a.phases.len() > 1;
     let short = !a.refused.is_empty() && approval.is_none() && required.met != Some(false);
-    let d = if !over && short {
+    let d = if !a.recorded {
+        Decision::new(
+            None,
+            "No disturbance is recorded, so how much is disturbed at one time is not known.",
+        )
+        .missing(["the disturbance polygons (areas to be cleared, graded or filled)".to_string()])
+    } else if !over && short {
         Decision::new(
             None,
             format!(
-                "{pre}Peak disturbed at one time is {}{when}, within the {} acre limit.{}",
+                "{pre}Peak disturbed at one time is {}{when}, within the {limit} acre limit.{}",
                 acres(a.peak_acres),
-                r.max_disturbed_at_once_acres,
                 refused_note(f)
             ),
         )
@@ -113,29 +120,71 @@ pub fn five_acre_limit(f: &Facts, r: &Rules) -> Decision {
         Decision::new(
             Some(false),
             format!(
-                "{pre}Peak disturbed at one time is {}{when}, within the {} acre limit.",
-                acres(a.peak_acres),
-                r.max_disturbed_at_once_acres
+                "{pre}Peak disturbed at one time is {}{when}, within the {limit} acre limit.",
+                acres(a.peak_acres)
             ),
         )
     } else if required.met == Some(false) {
         Decision::new(Some(false), format!("{pre}Peak disturbed at one time is {}, but this law requires no SWPPP of the site, so the limit does not apply.", acres(a.peak_acres)))
+    } else if a.whole_parcel {
+        Decision::new(None, format!("The parcel is {}; how much of it is disturbed \"at any one time\" depends on a disturbance plan with dates, which a parcel alone does not give.", acres(a.peak_acres)))
+            .missing(["a disturbance plan with its phases and dates".to_string()])
     } else if let Some(ap) = approval {
-        Decision::new(Some(false), format!("{pre}Peak disturbed at one time is {}, over {} acres, \"pursuant to an approved SWPPP\" (recorded: {ap}).", acres(a.peak_acres), r.max_disturbed_at_once_acres))
+        with_approval(f, r, ap)
+    } else if let crate::claims::Stated::Unreadable(w) = &f.claims.swppp_approval {
+        Decision::new(None, format!("{pre}Peak disturbed at one time is {}{when}, over the {limit} acre limit; the SWPPP approval is recorded as '{w}', which the approval vocabulary does not know, so whether the disturbance is \"pursuant to an approved SWPPP\" cannot be told.", acres(a.peak_acres)))
+            .missing([format!("the SWPPP approval's decision (got '{w}')")])
     } else if undated {
-        Decision::new(None, format!("{pre}Counting the undated phases ({}) as disturbed throughout, {} could be disturbed at once, over the {} acre limit; their dates decide it.", a.undated_phases.join(", "), acres(a.peak_acres), r.max_disturbed_at_once_acres))
+        Decision::new(None, format!("{pre}Counting the undated phases ({}) as disturbed throughout, {} could be disturbed at once, over the {limit} acre limit; their dates decide it.", a.undated_phases.join(", "), acres(a.peak_acres)))
             .missing(a.undated_phases.iter().map(|p| format!("start and end dates of phase {p}")))
     } else {
+        let recorded = f
+            .claims
+            .swppp_approval
+            .known()
+            .map(|x| format!(" (recorded: {})", x.describe()))
+            .unwrap_or_default();
         let d = Decision::new(
             and3(required.met, Some(true)),
-            format!("{pre}Peak disturbed at one time is {}{when}, over the {} acre limit, and no SWPPP approval is recorded: \"not more than five (5) acres shall be disturbed at any one time unless pursuant to an approved SWPPP\".", acres(a.peak_acres), r.max_disturbed_at_once_acres),
+            format!("{pre}Peak disturbed at one time is {}{when}, over the {limit} acre limit, and no approved SWPPP is recorded{recorded}: \"not more than five (5) acres shall be disturbed at any one time unless pursuant to an approved SWPPP\".", acres(a.peak_acres)),
         );
         d.missing(required.missing)
     };
     d.fact("peak_acres", a.peak_acres)
         .fact("peak_date", a.peak_date)
-        .fact("swppp_approval", approval)
-        .fact("limit_acres", r.max_disturbed_at_once_acres)
+        .fact(
+            "swppp_approval",
+            f.claims.swppp_approval.known().map(|x| x.describe()),
+        )
+        .fact(
+            "before_approval_acres",
+            a.before_approval.as_ref().map(|p| p.acres),
+        )
+        .fact("limit_acres", limit)
+}
+
+/// Over the limit with an approved SWPPP: only the disturbance before its date counts.
+fn with_approval(f: &Facts, r: &Rules, ap: &crate::claims::SwpppApproval) -> Decision {
+    let a = &f.acreage;
+    let limit = r.max_disturbed_at_once_acres;
+    let pre = assumed(f);
+    let peak = acres(a.peak_acres);
+    match (ap.date, &a.before_approval) {
+        (None, _) => Decision::new(None, format!("{pre}Peak disturbed at one time is {peak}, over {limit} acres, and an approved SWPPP is recorded ({}), but not its date, so whether the disturbance over {limit} acres came after the approval cannot be told.", ap.describe()))
+            .missing(["the date of the SWPPP approval".to_string()]),
+        (Some(day), None) => Decision::new(None, format!("{pre}Peak disturbed at one time is {peak}, over {limit} acres; the SWPPP was approved {day}, but no phase is dated, so whether the disturbance began before the approval cannot be told."))
+            .missing(["the start and end dates of the phases".to_string()]),
+        (Some(day), Some(before)) if before.acres > limit + 1e-9 => Decision::new(Some(true), format!(
+            "{pre}Before the SWPPP approval of {day}, {} were disturbed at one time{}, over the {limit} acre limit: disturbance before the approval was not \"pursuant to an approved SWPPP\".",
+            acres(before.acres),
+            before.date.map(|d| format!(" from {d}")).unwrap_or_default()
+        )),
+        (Some(day), Some(before)) => Decision::new(Some(false), format!(
+            "{pre}Peak disturbed at one time is {peak}, over {limit} acres, \"pursuant to an approved SWPPP\" ({}); before the approval of {day}, at most {} were disturbed at one time.",
+            ap.describe(),
+            acres(before.acres)
+        )),
+    }
 }
 
 /// (6) "Phasing": distinct pieces, each stabilised before the next is cleared. A phase's end

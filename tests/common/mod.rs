@@ -117,3 +117,4 @@ pub fn start_demo_server() -> DemoServer {
         .to_string();
     DemoServer { child, url }
 }
+pub mod town;

@@ -1,0 +1,177 @@
+//! The word tables of the typed site record: the shipped `words.toml` plus a data set's own
+//! words from its manifest (`[vocabulary.status]`, ...). A word is looked up whole after
+//! `normalize`, never by a fragment.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+const SHIPPED: &str = include_str!("words.toml");
+
+/// Lower case, every run of characters other than letters and digits turned into one space,
+/// trimmed: "Under-Construction" and "under construction" are one word, "constructions" is
+/// another.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with(' ') && !out.is_empty() {
+            out.push(' ');
+        }
+    }
+    let trimmed = out.trim_end().len();
+    out.truncate(trimmed);
+    out
+}
+
+/// A data set's own words, from the manifest's `[vocabulary]` table: word = code.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct VocabularyConfig {
+    pub status: BTreeMap<String, String>,
+    pub approval: BTreeMap<String, String>,
+    pub approving_body: BTreeMap<String, String>,
+    pub land_use: BTreeMap<String, String>,
+    pub exemption: BTreeMap<String, String>,
+}
+
+/// The tables as used: every word normalized once, the data set's words over the shipped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Vocabulary {
+    pub status: BTreeMap<String, String>,
+    pub approval: BTreeMap<String, String>,
+    pub approving_body: BTreeMap<String, String>,
+    pub land_use: BTreeMap<String, String>,
+    pub exemption: BTreeMap<String, String>,
+}
+
+/// The codes each table may map to: a manifest word mapped to anything else is refused.
+pub const STATUS_CODES: [&str; 6] = [
+    "planned",
+    "approved",
+    "under_construction",
+    "stabilized",
+    "closed",
+    "withdrawn",
+];
+pub const APPROVAL_CODES: [&str; 5] = ["approved", "denied", "pending", "withdrawn", "none"];
+pub const BODY_CODES: [&str; 3] = ["planning_board", "town_board", "officer"];
+pub const LAND_USE_CODES: [&str; 3] = ["single_family_residence", "agricultural", "other"];
+pub const EXEMPTION_CODES: [&str; 11] = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"];
+
+impl Default for Vocabulary {
+    fn default() -> Self {
+        Vocabulary::with(&VocabularyConfig::default()).unwrap_or_else(|e| {
+            unreachable!("the shipped words.toml is checked by a unit test: {e}")
+        })
+    }
+}
+
+impl Vocabulary {
+    /// The shipped tables with a data set's words added. The error names a word whose code
+    /// is not in the closed list.
+    pub fn with(extra: &VocabularyConfig) -> Result<Vocabulary, String> {
+        let shipped: VocabularyConfig = toml::from_str(SHIPPED).map_err(|e| e.to_string())?;
+        let table = |name: &str,
+                     base: &BTreeMap<String, String>,
+                     own: &BTreeMap<String, String>,
+                     codes: &[&str]|
+         -> Result<BTreeMap<String, String>, String> {
+            let mut out = BTreeMap::new();
+            for (word, code) in base.iter().chain(own) {
+                if !codes.contains(&code.as_str()) {
+                    return Err(format!(
+                        "vocabulary.{name}: '{word}' maps to '{code}', which is not one of {}",
+                        codes.join(", ")
+                    ));
+                }
+                out.insert(normalize(word), code.clone());
+            }
+            Ok(out)
+        };
+        Ok(Vocabulary {
+            status: table("status", &shipped.status, &extra.status, &STATUS_CODES)?,
+            approval: table(
+                "approval",
+                &shipped.approval,
+                &extra.approval,
+                &APPROVAL_CODES,
+            )?,
+            approving_body: table(
+                "approving_body",
+                &shipped.approving_body,
+                &extra.approving_body,
+                &BODY_CODES,
+            )?,
+            land_use: table(
+                "land_use",
+                &shipped.land_use,
+                &extra.land_use,
+                &LAND_USE_CODES,
+            )?,
+            exemption: table(
+                "exemption",
+                &shipped.exemption,
+                &extra.exemption,
+                &EXEMPTION_CODES,
+            )?,
+        })
+    }
+
+    /// Every table as rows (table, word, code), for `outfall rules`.
+    pub fn rows(&self) -> Vec<(&'static str, &str, &str)> {
+        [
+            ("status", &self.status),
+            ("approval", &self.approval),
+            ("approving_body", &self.approving_body),
+            ("land_use", &self.land_use),
+            ("exemption", &self.exemption),
+        ]
+        .into_iter()
+        .flat_map(|(name, t)| t.iter().map(move |(w, c)| (name, w.as_str(), c.as_str())))
+        .collect()
+    }
+}
+
+/// Looks a word up whole in one table.
+pub fn lookup<'a>(table: &'a BTreeMap<String, String>, word: &str) -> Option<&'a str> {
+    table.get(&normalize(word)).map(String::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_words_parse_and_map_to_closed_codes() {
+        let v = Vocabulary::with(&VocabularyConfig::default()).unwrap();
+        assert_eq!(
+            lookup(&v.status, "Under-Construction"),
+            Some("under_construction")
+        );
+        assert_eq!(lookup(&v.status, "constructions"), None);
+        assert_eq!(lookup(&v.approval, "Under review"), Some("pending"));
+        assert_eq!(lookup(&v.exemption, "Routine maintenance"), Some("c"));
+        assert_eq!(lookup(&v.exemption, "assignment"), None);
+    }
+
+    #[test]
+    fn a_manifest_word_with_an_unknown_code_is_refused_by_name() {
+        let mut extra = VocabularyConfig::default();
+        extra.status.insert("demolished".into(), "gone".into());
+        let e = Vocabulary::with(&extra).unwrap_err();
+        assert!(
+            e.contains("demolished") && e.contains("under_construction"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn normalize_keeps_words_whole() {
+        assert_eq!(
+            normalize("  SOLIDS (SUSPENDED/BEDLOAD) "),
+            "solids suspended bedload"
+        );
+        assert_eq!(normalize("(5)(c)"), "5 c");
+    }
+}
