@@ -1,6 +1,8 @@
 //! Load-and-index time and per-site check latency on real data (Bellingham parcels, New Hope
 //! NHDPlus), and on a network scaled to about 100k flowlines from tiled copies of New Hope.
-//! Run with `cargo bench`; real data comes from ../shared/data/real.
+//! Also the figures that used to be printed by tests: a 1,000-polygon tile encoded at z14,
+//! and the New Hope network built (from attributes and from geometry) and traced from every
+//! reach. Run with `cargo bench`; real data comes from ../shared/data/real.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use geo_types::{polygon, Geometry};
@@ -186,5 +188,115 @@ fn peak(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bellingham, networks, peak);
+/// One feature of a tile layer: id, geometry, properties.
+type TileFeature = (
+    u64,
+    Geometry<f64>,
+    serde_json::Map<String, serde_json::Value>,
+);
+
+/// 40 x 25 = 1,000 square parcels inside the z14 tile over Syracuse, 100 px from its edges
+/// (the layer `tests/tiles.rs` checks the encoding of).
+fn tile_parcels() -> (outfall::tiles::TileId, Vec<TileFeature>) {
+    use outfall::tiles::{TileId, EXTENT};
+    let tile = TileId::from_lonlat(-76.15, 43.05, 14).unwrap();
+    let b = tile.bounds_lonlat();
+    let (min, max) = (b.min(), b.max());
+    let at = |fx: f64, fy: f64| (min.x + fx * (max.x - min.x), max.y - fy * (max.y - min.y));
+    let (cols, rows) = (40u32, 25u32);
+    let margin = 100.0 / f64::from(EXTENT);
+    let cell_w = (1.0 - 2.0 * margin) / f64::from(cols);
+    let cell_h = (1.0 - 2.0 * margin) / f64::from(rows);
+    let mut features = Vec::new();
+    for row in 0..rows {
+        for col in 0..cols {
+            let (fx0, fy0) = (
+                margin + f64::from(col) * cell_w,
+                margin + f64::from(row) * cell_h,
+            );
+            let (fx1, fy1) = (fx0 + 0.8 * cell_w, fy0 + 0.8 * cell_h);
+            let ring = vec![
+                at(fx0, fy0),
+                at(fx0, fy1),
+                at(fx1, fy1),
+                at(fx1, fy0),
+                at(fx0, fy0),
+            ];
+            let polygon = geo_types::Polygon::new(ring.into(), vec![]);
+            let id = u64::from(row * cols + col);
+            let serde_json::Value::Object(p) =
+                serde_json::json!({"id": format!("P{id:04}"), "class": "210", "acres": 0.25})
+            else {
+                unreachable!()
+            };
+            features.push((id, Geometry::Polygon(polygon), p));
+        }
+    }
+    (tile, features)
+}
+
+fn tiles(c: &mut Criterion) {
+    let (tile, grid) = tile_parcels();
+    let mut g = c.benchmark_group("tiles");
+    g.sample_size(50).measurement_time(Duration::from_secs(10));
+    g.bench_function("encode_1000_polygons_z14", |b| {
+        b.iter(|| {
+            outfall::tiles::encode_layer(tile, "parcels", grid.iter().map(|(id, g, p)| (*id, g, p)))
+                .unwrap()
+        })
+    });
+    g.finish();
+}
+
+/// New Hope's flowlines as reaches and NHDPlus attributes, as `tests/network_trace.rs`
+/// reads them.
+fn new_hope_reaches(
+    path: &Path,
+) -> (
+    Vec<outfall::network::Reach>,
+    Vec<outfall::network::NetworkAttrs>,
+) {
+    use outfall::network::{clean_name, NetworkAttrs, Reach};
+    let text = std::fs::read_to_string(path).unwrap();
+    let fc: geojson::FeatureCollection = serde_json::from_str(&text).unwrap();
+    let (mut reaches, mut attrs) = (Vec::new(), Vec::new());
+    for f in fc.features {
+        let props = f.properties.unwrap();
+        let line = geo_types::LineString::<f64>::try_from(&f.geometry.unwrap().value).unwrap();
+        reaches.push(Reach {
+            id: (props["COMID"].as_f64().unwrap() as i64).to_string(),
+            name: clean_name(props.get("GNIS_NAME").and_then(|v| v.as_str())),
+            line,
+        });
+        attrs.push(NetworkAttrs::from_properties(&props));
+    }
+    (reaches, attrs)
+}
+
+/// Network build (from attributes, from geometry) and a 50 km trace from every reach.
+fn network_build(c: &mut Criterion) {
+    use outfall::network::{Network, DEFAULT_SNAP_TOLERANCE_M};
+    let Some(src) = real("nhdplusv2-new-hope-nc/new_hope_flowlines.geojson") else {
+        return;
+    };
+    let (reaches, attrs) = new_hope_reaches(&src);
+    let mut g = c.benchmark_group("network");
+    g.sample_size(20).measurement_time(Duration::from_secs(10));
+    for (label, a) in [("attributes", Some(attrs)), ("geometry", None)] {
+        g.bench_function(format!("build_new_hope_{label}"), |b| {
+            b.iter(|| Network::build(reaches.clone(), a.clone(), DEFAULT_SNAP_TOLERANCE_M))
+        });
+        let net = Network::build(reaches.clone(), a.clone(), DEFAULT_SNAP_TOLERANCE_M);
+        g.bench_function(format!("trace_every_reach_50km_new_hope_{label}"), |b| {
+            b.iter(|| {
+                (0..net.len())
+                    .map(|i| net.trace(i, 50_000.0).steps.len())
+                    .sum::<usize>()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bellingham, networks, network_build, peak, tiles);
 criterion_main!(benches);

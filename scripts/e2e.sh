@@ -14,9 +14,12 @@ reg="$(mktemp -d /tmp/outfall-e2e-registry.XXXXXX)"
 ./target/release/outfall serve --data data/clay --registry "$reg/registry.gpkg" --bind "127.0.0.1:$port" --web web > target/e2e-server.log 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$reg"' EXIT
-for _ in $(seq 1 100); do
-  curl -sf "http://127.0.0.1:$port/conformance" >/dev/null 2>&1 && break
+# Waits for the server to answer (or to die); the 300 s bound only ends a hung start.
+up=""
+for _ in $(seq 1 1500); do
+  curl -sf "http://127.0.0.1:$port/conformance" >/dev/null 2>&1 && { up=1; break; }
   kill -0 $pid 2>/dev/null || { cat target/e2e-server.log; exit 1; }
   sleep 0.2
 done
+[ -n "$up" ] || { echo "FAIL: the e2e server did not answer within 300 s" >&2; cat target/e2e-server.log; exit 1; }
 OUTFALL_URL="http://127.0.0.1:$port" node --test tests/e2e/

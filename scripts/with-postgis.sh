@@ -30,7 +30,9 @@ stop() {
 }
 trap stop EXIT
 "${AS[@]}" "$BIN/initdb" -D "$WORK/data" -U postgres --auth=trust >/dev/null
-"${AS[@]}" "$BIN/pg_ctl" -D "$WORK/data" -l "$WORK/log" -w \
+# -w waits for the server to accept connections; -t 300 only ends a hung start (the default
+# 60 s could be outrun by a start on a busy machine).
+"${AS[@]}" "$BIN/pg_ctl" -D "$WORK/data" -l "$WORK/log" -w -t 300 \
   -o "-c listen_addresses=127.0.0.1 -p $PORT -k $WORK -c fsync=on" start >/dev/null
 export OUTFALL_TEST_POSTGRES="postgres://postgres@127.0.0.1:$PORT/postgres"
 "$@"

@@ -1,8 +1,10 @@
 //! Issue 9, server side: no request can pin a core or hold a connection. Deadlines on CPU
 //! work, upload limits, connection limits on a real loopback server, headers, links from the
 //! configured public URL, the static-file whitelist, problem+json for every rejection.
-//! Timeouts are configured short (0–300 ms) and every assertion waits generously for the
-//! outcome, so the tests do not depend on the machine's speed.
+//! Timeouts are configured short (0–300 ms) and every assertion is about the outcome (the
+//! status, the close, the answer), never about how long it took: work ahead of a deadline
+//! is held by a gate the test opens, waits end on the event itself, and a bound on a wait
+//! only ends a hung run. So a busy machine cannot fail these tests.
 
 mod common;
 
@@ -198,8 +200,8 @@ async fn abandoned_checks_still_count_against_the_check_limit_until_they_end() {
 
 #[test]
 fn items_pages_and_tiles_run_under_the_same_deadline() {
-    // One blocking thread, kept busy for 3 s: the page and the tile cannot start, so their
-    // 300 ms deadline passes whatever the machine's speed.
+    // One blocking thread, held until the test lets it go: the page and the tile cannot
+    // start, so their 300 ms deadline passes whatever the machine's speed or load.
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .max_blocking_threads(1)
@@ -208,8 +210,10 @@ fn items_pages_and_tiles_run_under_the_same_deadline() {
         .expect("runtime");
     rt.block_on(async {
         let st = state().with_limits(limits(300, 5_000, 4));
-        let busy = tokio::task::spawn_blocking(|| std::thread::sleep(Duration::from_secs(3)));
-        let started = Instant::now();
+        let (release, gate) = std::sync::mpsc::channel::<()>();
+        let busy = tokio::task::spawn_blocking(move || {
+            let _ = gate.recv();
+        });
         let r = get_from(st.clone(), "/collections/parcels/items?limit=10").await;
         assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text());
         assert!(r.is_problem());
@@ -232,7 +236,10 @@ fn items_pages_and_tiles_run_under_the_same_deadline() {
             "{}",
             r.text()
         );
-        assert!(started.elapsed() < Duration::from_secs(3));
+        // Both were answered while the only blocking thread was still held: the deadline
+        // answered them, not the end of the work ahead of them.
+        assert!(!busy.is_finished());
+        release.send(()).expect("the busy task waits");
         busy.await.expect("the busy task ends");
         // Once the pool is free the same requests are served (the tile from the cache the
         // abandoned encoding filled, or encoded again).
@@ -562,28 +569,52 @@ fn read_response(s: &mut TcpStream) -> String {
     }
 }
 
+/// Everything the server sends until it closes the connection. Waits for the close itself;
+/// the 300 s bound only ends a hung run (far past any machine's load) and fails it.
+fn read_until_closed(s: &mut TcpStream) -> String {
+    s.set_read_timeout(Some(Duration::from_secs(300))).unwrap();
+    let mut out = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
+                ) =>
+            {
+                break
+            }
+            Err(e) => panic!(
+                "the server never closed the connection ({e}); received: {}",
+                String::from_utf8_lossy(&out)
+            ),
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Nothing has arrived on `s` yet and it is still open (a read right now would block).
+fn nothing_yet(s: &mut TcpStream) -> bool {
+    s.set_nonblocking(true).unwrap();
+    let mut b = [0u8; 64];
+    let r = s.read(&mut b);
+    s.set_nonblocking(false).unwrap();
+    matches!(r, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+}
+
 #[test]
 fn a_client_slow_to_send_its_headers_is_disconnected() {
+    // Headers that never end: the header timeout (0.3 s) closes the connection without an
+    // answer. Asserted is the close, not when it came (a busy machine makes it later).
     let server = start(state(), opts(300, 64));
     let mut slow = connect(server.addr);
-    let started = Instant::now();
     slow.write_all(b"GET /sites HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         .unwrap();
-    // Meanwhile a normal client is served.
-    let mut normal = connect(server.addr);
-    normal
-        .write_all(b"GET /conformance HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        .unwrap();
-    assert!(read_all(&mut normal).starts_with("HTTP/1.1 200"));
-    // The slow one gets no answer to its request: the connection ends after the timeout.
-    let got = read_all(&mut slow);
-    let waited = started.elapsed();
+    let got = read_until_closed(&mut slow);
     assert!(!got.contains("200 OK"), "{got}");
-    assert!(
-        waited >= Duration::from_millis(250),
-        "closed too early: {waited:?}"
-    );
-    assert!(waited < Duration::from_secs(15), "not closed: {waited:?}");
     let more = slow.write_all(b"Accept: */*\r\n\r\n").and_then(|_| {
         let mut b = [0u8; 64];
         slow.read(&mut b)
@@ -595,31 +626,87 @@ fn a_client_slow_to_send_its_headers_is_disconnected() {
 }
 
 #[test]
+fn headers_that_arrive_within_the_header_timeout_are_answered_and_others_served_meanwhile() {
+    // The counterpart of the test above, with no clock in it: under a long header timeout a
+    // request whose headers come in two parts is kept open (no answer, no close) while
+    // another client is served, and answered once they are complete. So the connection
+    // above was closed by its timeout, not for being slow or incomplete.
+    let server = start(state(), opts(600_000, 64));
+    let mut slow = connect(server.addr);
+    slow.write_all(b"GET /conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .unwrap();
+    let mut normal = connect(server.addr);
+    normal
+        .write_all(b"GET /conformance HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    assert!(read_until_closed(&mut normal).starts_with("HTTP/1.1 200"));
+    assert!(
+        nothing_yet(&mut slow),
+        "the slow client was answered or closed early"
+    );
+    slow.write_all(b"Connection: close\r\n\r\n").unwrap();
+    let got = read_until_closed(&mut slow);
+    assert!(got.starts_with("HTTP/1.1 200"), "{got}");
+}
+
+#[test]
 fn a_stalled_upload_gets_408_after_the_body_timeout() {
     let server = start(state().with_limits(limits(5_000, 300, 4)), opts(10_000, 64));
     let mut s = connect(server.addr);
-    let started = Instant::now();
     s.write_all(
         b"POST /check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/geo+json\r\nContent-Length: 1000\r\n\r\n{\"type\":",
     )
     .unwrap();
-    let got = read_all(&mut s);
+    let got = read_until_closed(&mut s);
     assert!(got.starts_with("HTTP/1.1 408"), "{got}");
     assert!(got.contains("application/problem+json"), "{got}");
     assert!(got.contains("did not arrive within 0.3 s"), "{got}");
-    assert!(started.elapsed() >= Duration::from_millis(250));
+}
+
+#[test]
+fn an_upload_that_arrives_within_the_body_timeout_is_checked() {
+    // The counterpart of the 408, with no clock in it: under a long body timeout an upload
+    // sent in two parts is waited for (no answer while another client is served) and then
+    // checked. So the 408 above came from the timeout, not from a body arriving in parts.
+    let server = start(
+        state().with_limits(limits(600_000, 600_000, 4)),
+        opts(600_000, 64),
+    );
+    let body = small_site();
+    let (head, tail) = body.split_at(body.len() / 2);
+    let mut s = connect(server.addr);
+    write!(
+        s,
+        "POST /check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/geo+json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{head}",
+        body.len()
+    )
+    .unwrap();
+    let mut other = connect(server.addr);
+    other
+        .write_all(b"GET /conformance HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    assert!(read_until_closed(&mut other).starts_with("HTTP/1.1 200"));
+    assert!(
+        nothing_yet(&mut s),
+        "the upload was answered before it arrived"
+    );
+    s.write_all(tail.as_bytes()).unwrap();
+    let got = read_until_closed(&mut s);
+    assert!(got.starts_with("HTTP/1.1 200"), "{got}");
 }
 
 #[test]
 fn past_the_connection_limit_a_client_waits_for_a_free_slot() {
-    let server = start(state(), opts(10_000, 2));
+    // A header timeout far past any load, so the two idle connections hold their slots.
+    let server = start(state(), opts(600_000, 2));
     let first = connect(server.addr);
     let _second = connect(server.addr);
-    std::thread::sleep(Duration::from_millis(200));
     let mut third = connect(server.addr);
     third
         .write_all(b"GET /conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         .unwrap();
+    // Half a second in which a wrong server would answer; a slow machine can only make
+    // this pass, never fail (nothing is timed).
     third
         .set_read_timeout(Some(Duration::from_millis(500)))
         .unwrap();

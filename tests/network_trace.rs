@@ -453,29 +453,3 @@ fn attrs_from_geojson_properties() {
     assert_eq!(a.dn_hydroseq, Some(0));
     assert_eq!(a.dn_minor_hyd, None);
 }
-
-/// `cargo test --release --test network_trace -- --ignored --nocapture timing` (best of 5)
-#[test]
-#[ignore]
-fn timing_new_hope() {
-    let Some(nhd) = load(NEW_HOPE) else { return };
-    for (label, attrs) in [("attributes", Some(nhd.attrs.clone())), ("geometry", None)] {
-        let (mut build, mut traces, mut steps) = (f64::MAX, f64::MAX, 0);
-        for _ in 0..5 {
-            let t0 = std::time::Instant::now();
-            let net = Network::build(nhd.reaches.clone(), attrs.clone(), DEFAULT_SNAP_TOLERANCE_M);
-            build = build.min(t0.elapsed().as_secs_f64());
-            let t1 = std::time::Instant::now();
-            steps = (0..net.len())
-                .map(|i| net.trace(i, 50_000.0).steps.len())
-                .sum();
-            traces = traces.min(t1.elapsed().as_secs_f64());
-        }
-        println!(
-            "New Hope ({label}): build {:.2} ms (incl. cloning reaches), {} traces with 50 km limit ({steps} steps) {:.2} ms",
-            build * 1e3,
-            nhd.comid.len(),
-            traces * 1e3
-        );
-    }
-}

@@ -538,15 +538,18 @@ fn an_edit_in_qgis_shows_without_a_restart() {
         )
         .expect("QGIS-style edit");
     drop(other);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    // Waits for the watcher to pick the edit up. The bound only ends a hung run: it is far
+    // past any machine's load (the watcher polls every 0.1 s), and what is asserted is that
+    // the edit shows, never how soon.
+    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(300);
     loop {
         let now = e.get("/sites?status=closed");
         if ids(&now.json, "sites").contains(&"S03".to_string()) {
             break;
         }
         assert!(
-            std::time::Instant::now() < deadline,
-            "the edit did not show within 10 s"
+            std::time::Instant::now() < give_up,
+            "the edit never showed (gave up after 300 s)"
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
@@ -591,10 +594,10 @@ fn the_registry_is_a_geopackage_gdal_reads() {
     assert!(text.contains("WGS 84"), "{text}");
 }
 
-/// Only an argon2 hash is stored; a wrong secret, a secret wrong in its last character and
-/// an unknown token id all cost the same argon2 check (no early exit tells which part was
-/// wrong). The bound is loose (3x) because the machine is shared; an early exit would be
-/// a thousand times faster.
+/// Only an argon2 hash is stored; a wrong secret, a secret wrong in its last character, an
+/// unknown token id and a malformed token all run the same argon2 check (one verification,
+/// at the cost of the real token's hash), so no early exit tells which part was wrong. The
+/// check reports the work it did; nothing here is timed, so a busy machine cannot fail it.
 #[test]
 fn tokens_are_stored_hashed_and_checked_without_early_exit() {
     let e = gpkg();
@@ -611,6 +614,20 @@ fn tokens_are_stored_hashed_and_checked_without_early_exit() {
     assert!(!hash.contains(secret));
     let reg = e.live.registry.as_ref();
     assert!(token::verify(reg, &e.officer).expect("verify").is_some());
+    let accepted = token::check(reg, &e.officer).expect("check");
+    assert!(accepted.caller.is_some());
+    assert_eq!(accepted.verifications, 1);
+    // The cost is the stored hash's own parameters (argon2id, its version, m, t and p).
+    assert!(
+        accepted.cost.starts_with("argon2id v=19 m="),
+        "{}",
+        accepted.cost
+    );
+    assert!(
+        hash.contains(&accepted.cost["argon2id v=19 ".len()..]),
+        "{} {hash}",
+        accepted.cost
+    );
     let flip = |s: &str, at: usize| {
         let mut b = s.as_bytes().to_vec();
         b[at] = if b[at] == b'0' { b'1' } else { b'0' };
@@ -620,27 +637,22 @@ fn tokens_are_stored_hashed_and_checked_without_early_exit() {
         format!("ofl_{id}_{}", flip(secret, 0)),
         format!("ofl_{id}_{}", flip(secret, secret.len() - 1)),
         format!("ofl_{}_{secret}", flip(id, 0)),
+        format!("ofl__{secret}"),
         "not-a-token".to_string(),
     ];
-    let median = |t: &str| {
-        let mut v: Vec<f64> = (0..7)
-            .map(|_| {
-                let start = std::time::Instant::now();
-                assert!(
-                    token::verify(reg, t).expect("verify").is_none(),
-                    "{t} refused"
-                );
-                start.elapsed().as_secs_f64()
-            })
-            .collect();
-        v.sort_by(f64::total_cmp);
-        v[3]
-    };
-    let times: Vec<f64> = cases.iter().map(|c| median(c)).collect();
-    let (lo, hi) = times
-        .iter()
-        .fold((f64::MAX, 0f64), |(l, h), t| (l.min(*t), h.max(*t)));
-    assert!(hi / lo < 3.0, "refusals take different times: {times:?}");
+    for t in &cases {
+        assert!(token::verify(reg, t).expect("verify").is_none(), "{t}");
+        let refused = token::check(reg, t).expect("check");
+        assert_eq!(
+            refused,
+            token::Checked {
+                caller: None,
+                verifications: 1,
+                cost: accepted.cost.clone(),
+            },
+            "{t} is refused after the same argon2 work as the real token"
+        );
+    }
 }
 
 /// With every log level on, a request's bearer token appears nowhere in the server's output.

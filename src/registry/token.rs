@@ -1,6 +1,7 @@
 //! Access tokens: `ofl_<id>_<secret>`. The id finds the record; the secret is checked
 //! against an argon2 hash (the only thing stored), whose comparison is constant-time. An
-//! unknown id costs the same argon2 work as a wrong secret, so timing tells nothing.
+//! unknown id costs the same argon2 work as a wrong secret, so timing tells nothing
+//! (`check` reports that work, so tests assert it without timing anything).
 
 use super::Registry;
 use crate::error::{Error, Result};
@@ -110,6 +111,25 @@ pub fn create(registry: &dyn Registry, name: &str, role: AccessRole) -> Result<S
 /// The caller a bearer token names, or `None` when the token is malformed, unknown, revoked
 /// or wrong. Every path that reaches a stored-or-dummy hash runs the full argon2 check.
 pub fn verify(registry: &dyn Registry, token: &str) -> Result<Option<Caller>> {
+    Ok(check(registry, token)?.caller)
+}
+
+/// What one token check did, besides its answer: how many argon2 verifications it ran and
+/// at what cost. Every refusal (malformed, unknown id, wrong secret) runs exactly one, at
+/// the cost of a real token's hash, so that no early exit tells which part was wrong; the
+/// tests assert that from these figures rather than from timings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checked {
+    pub caller: Option<Caller>,
+    /// argon2 verifications run (1 on every path that parses a stored-or-dummy hash).
+    pub verifications: u32,
+    /// The checked hash's algorithm, version and parameters, e.g.
+    /// `argon2id v=19 m=19456,t=2,p=1` (never its salt or output).
+    pub cost: String,
+}
+
+/// `verify`, reporting the argon2 work done (see `Checked`).
+pub fn check(registry: &dyn Registry, token: &str) -> Result<Checked> {
     let (id, secret) = token
         .strip_prefix(PREFIX)
         .and_then(|rest| rest.split_once('_'))
@@ -125,16 +145,31 @@ pub fn verify(registry: &dyn Registry, token: &str) -> Result<Option<Caller>> {
     };
     let parsed = PasswordHash::new(&hash)
         .map_err(|e| Error::Input(format!("stored token hash of '{id}': {e}")))?;
+    let cost = format!(
+        "{} v={} {}",
+        parsed.algorithm,
+        parsed.version.unwrap_or_default(),
+        parsed.params
+    );
     // argon2 compares the computed hash with the stored one in constant time.
-    let ok = Argon2::default()
-        .verify_password(secret.as_bytes(), &parsed)
-        .is_ok();
-    Ok(match (ok, record) {
+    let mut verifications = 0;
+    let ok = {
+        verifications += 1;
+        Argon2::default()
+            .verify_password(secret.as_bytes(), &parsed)
+            .is_ok()
+    };
+    let caller = match (ok, record) {
         (true, Some(r)) => Some(Caller {
             name: r.name,
             role: r.role,
         }),
         _ => None,
+    };
+    Ok(Checked {
+        caller,
+        verifications,
+        cost,
     })
 }
 

@@ -17,8 +17,9 @@ const BASE = `http://127.0.0.1:${PORT}`;
 const skip = !fs.existsSync(BIN) ? "target/release/outfall is not built"
   : !fs.existsSync(CHROMIUM) ? "chromium is not installed" : false;
 
+// Waits for the server to answer; the 120 s bound only ends a hung start.
 async function waitUp() {
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 1200; i++) {
     try { if ((await fetch(`${BASE}/sites`)).ok) return; } catch { /* not yet */ }
     await new Promise((r) => setTimeout(r, 100));
   }
