@@ -126,13 +126,18 @@ fn condition_a_scope_rule_changes_the_decision_and_the_report_shows_both_facts()
     let Some(cat) = walker_catalog("") else {
         return;
     };
-    let r = check(&cat, &site_at_headwater(&cat, "5329291"));
+    let mut s = site_at_headwater(&cat, "5329291");
+    s.attributes
+        .insert("common_plan".into(), serde_json::Value::Bool(true));
+    let r = check(&cat, &s);
+    let f = r.findings.iter().find(|f| f.rule == "condition_a").unwrap();
     assert_eq!(
-        r.conditions.a,
-        Some(false),
+        f.facts.get("list_prong"),
+        Some(&serde_json::Value::Bool(false)),
         "default rule: first water + 1 mile"
     );
-    let f = r.findings.iter().find(|f| f.rule == "condition_a").unwrap();
+    // No TMDL layer is loaded, so the other prong cannot be ruled out.
+    assert_eq!(r.conditions.a, None, "{}", f.reason);
     assert!(
         f.reason.contains("Walker Creek") && f.reason.contains("5.3 km"),
         "{}",

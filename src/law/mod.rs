@@ -65,6 +65,10 @@ pub struct Finding {
     pub reason: String,
     /// The facts the rule used.
     pub facts: Map<String, Value>,
+    /// Where those facts came from: "site record: land_use", "parcel class 210",
+    /// "approved_swppp text '2026-03-20'", "disturbance polygons", "the applicant's outfall
+    /// point".
+    pub sources: Vec<String>,
 }
 
 /// What a rule function returns; `evaluate` adds the id and the configured clause label.
@@ -200,7 +204,77 @@ pub fn decide(id: RuleId, f: &Facts, r: &Rules, c: &Clauses) -> Finding {
         missing: d.missing,
         reason: d.reason,
         facts: d.facts,
+        sources: sources(id, f),
     }
+}
+
+/// The sources a rule reads, as the subject's facts record them.
+fn sources(id: RuleId, f: &Facts) -> Vec<String> {
+    use RuleId::*;
+    let c = &f.claims;
+    let acres = || match (c.common_plan, c.common_plan_acres) {
+        (Some(true), Some(_)) => "site record: common_plan_acres".to_string(),
+        _ if f.acreage.whole_parcel => "the parcel, as if wholly disturbed".to_string(),
+        _ => "disturbance polygons".to_string(),
+    };
+    let approval = || match &c.swppp_approval {
+        crate::claims::Stated::Known(a) => Some(a.source.clone()),
+        crate::claims::Stated::Unreadable(w) => Some(format!("site record: approval '{w}'")),
+        crate::claims::Stated::NotRecorded => None,
+    };
+    let status = || {
+        c.status_recorded
+            .as_ref()
+            .map(|w| format!("site record: status '{w}'"))
+    };
+    let entry = || {
+        format!(
+            "receiving water: {}",
+            match f.water.entry.rule {
+                crate::facts::EntryRule::OutfallPoint => "the applicant's outfall point",
+                crate::facts::EntryRule::Catchment => "the catchment the site lies in",
+                crate::facts::EntryRule::Nearest => "assumed from the nearest water",
+                crate::facts::EntryRule::None => "not found",
+            }
+        )
+    };
+    let mut out: Vec<Option<String>> = match id {
+        Jurisdiction => vec![Some(match &f.jurisdiction.boundary_name {
+            Some(n) => format!("boundary layer: {n}"),
+            None if f.jurisdiction.boundary_loaded => "boundary layer".into(),
+            None => "no boundary layer".into(),
+        })],
+        Exemption => c
+            .exemptions
+            .iter()
+            .map(|e| Some(format!("site record: exemption '{}'", e.stated)))
+            .collect(),
+        LandDevelopmentActivity => vec![
+            Some(acres()),
+            c.common_plan.map(|_| "site record: common_plan".into()),
+        ],
+        ActiveWithoutApproval => vec![status(), approval()],
+        FiveAcreLimit => vec![Some("disturbance phases and their dates".into()), approval()],
+        Phasing => vec![Some("disturbance phases and their dates".into())],
+        ReceivingWaters => vec![Some(entry())],
+        ConditionA => vec![Some(entry()), Some("303(d) list and TMDL watersheds".into())],
+        ConditionB => vec![Some(acres())],
+        ConditionC => vec![
+            Some(acres()),
+            c.single_family.source.clone(),
+            c.agricultural.source.clone(),
+        ],
+        SwpppRequired | SwpppFull | SwpppPreparer | Inspections => {
+            vec![Some("the findings above".into())]
+        }
+    };
+    let mut seen = Vec::new();
+    for s in out.drain(..).flatten() {
+        if !seen.contains(&s) {
+            seen.push(s);
+        }
+    }
+    seen
 }
 
 /// Every rule of the rulebook for one subject.
