@@ -50,6 +50,8 @@ impl Catalog {
     }
 
     pub fn load(manifest: Manifest, progress: Progress) -> Result<Catalog> {
+        // The compiled-in causes vocabulary decides Condition A: refuse to load without it.
+        crate::vocabulary::causes::shipped()?;
         let mut layers: Vec<Layer> = Vec::new();
         let mut impaired_tables = Vec::new();
         let mut rainfall = Vec::new();

@@ -77,7 +77,9 @@ pub struct Rules {
     pub impaired_match_share: f64,
     /// A listed water this far downstream also triggers Condition A (0 = first receiving water only).
     pub condition_a_downstream_km: f64,
-    /// Cause words that make an impairment construction-related (matched case- and wording-tolerantly).
+    /// Cause terms added to the shipped causes vocabulary (src/vocabulary/causes.toml) that make
+    /// an impairment construction-related; matched as whole terms after normalising case and
+    /// punctuation.
     pub construction_pollutants: Vec<String>,
     /// Parcel property-class prefixes meaning a single-family residence.
     pub single_family_classes: Vec<String>,

@@ -29,6 +29,7 @@ pub mod screening;
 pub mod search;
 pub mod subject;
 pub mod tiles;
+pub mod vocabulary;
 pub mod waters;
 
 pub use catalog::Catalog;

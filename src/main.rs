@@ -263,8 +263,15 @@ fn main() -> anyhow::Result<()> {
                 None => Manifest::parse("", Path::new("(defaults)"))?,
             };
             let rows = outfall::law::rulebook(&manifest.rules, &manifest.clauses);
+            let causes = outfall::vocabulary::causes::table(&manifest.rules)?;
             if json {
-                return emit(&(serde_json::to_string_pretty(&rows)? + "\n"));
+                // The same shape as GET /rules.
+                let all = serde_json::json!({
+                    "law": manifest.clauses.law,
+                    "rules": rows,
+                    "vocabularies": { "causes": causes },
+                });
+                return emit(&(serde_json::to_string_pretty(&all)? + "\n"));
             }
             let mut text = format!("RULEBOOK — {}\n", manifest.clauses.law);
             for r in rows {
@@ -281,6 +288,7 @@ fn main() -> anyhow::Result<()> {
                     text += &format!("  Settings: {}\n", s.join(", "));
                 }
             }
+            text += &causes_text(&causes);
             emit(&text)
         }
         Command::Prepare { data } => {
@@ -526,6 +534,20 @@ fn folder_is_read_only(dir: &Path) -> bool {
 }
 
 /// Writes to standard output; a reader that closed early (`| head`) is not an error.
+/// The causes vocabulary under the rulebook: one line per term, grouped.
+fn causes_text(terms: &[outfall::vocabulary::causes::Term]) -> String {
+    let mut text = "\nVOCABULARY — causes that are a pollutant of concern (construction reading; whole terms)\n".to_string();
+    let mut group = "";
+    for t in terms {
+        if t.group != group {
+            group = &t.group;
+            text += &format!("  {group}:\n");
+        }
+        text += &format!("    {} — {}\n", t.term, t.sources.join(" / "));
+    }
+    text
+}
+
 fn emit(text: &str) -> anyhow::Result<()> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

@@ -83,6 +83,9 @@ pub async fn rules(State(st): State<AppState>) -> Json<Value> {
     Json(json!({
         "law": m.clauses.law,
         "rules": crate::law::rulebook(&m.rules, &m.clauses),
+        "vocabularies": {
+            "causes": crate::vocabulary::causes::CauseVocabulary::for_rules(&m.rules).table(),
+        },
     }))
 }
 

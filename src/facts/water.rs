@@ -291,7 +291,8 @@ fn listed_from(
         name: hits[0].name.clone(),
         reach_id: at.to_string(),
         distance_m,
-        construction_causes: crate::waters::causes_matching(&causes, kw),
+        construction_causes: crate::vocabulary::causes::CauseVocabulary::with_extra(kw)
+            .causes_matching(&causes),
         causes,
         category: hits[0].category.clone(),
         list_year: hits[0].list_year.clone(),

@@ -6,13 +6,27 @@ use super::{
 use crate::claims::Sourced;
 use crate::config::{CauseReading, Rules};
 use crate::facts::{EntryRule, Facts, Impaired};
-use crate::waters::causes_matching;
+use crate::vocabulary::causes::CauseVocabulary;
 
 /// The pollutants of concern among a listed water's causes, under the configured reading.
 fn pollutants_of_concern(w: &Impaired, r: &Rules) -> Vec<String> {
     match r.condition_a_causes {
-        CauseReading::Construction => causes_matching(&w.causes, &r.construction_pollutants),
+        CauseReading::Construction => CauseVocabulary::for_rules(r).causes_matching(&w.causes),
         CauseReading::Any => w.causes.clone(),
+    }
+}
+
+/// Which vocabulary term each pollutant of concern matched, for the finding's facts
+/// ("SOLIDS (SUSPENDED/BEDLOAD) — EPA ATTAINS parameter, sediment group"); none under the
+/// literal reading, where every cause counts.
+fn pollutant_terms(w: &Impaired, r: &Rules) -> Vec<String> {
+    match r.condition_a_causes {
+        CauseReading::Construction => CauseVocabulary::for_rules(r)
+            .matching(&w.causes)
+            .iter()
+            .map(|m| m.describe())
+            .collect(),
+        CauseReading::Any => Vec::new(),
     }
 }
 
@@ -145,13 +159,19 @@ pub fn water_test(f: &Facts, r: &Rules) -> Decision {
             w.tmdl_entered.iter().map(|t| &t.id).collect::<Vec<_>>(),
         )
         .fact("entry_rule", w.entry.rule.as_str())
+        .fact(
+            "pollutant_terms",
+            hit.as_ref()
+                .map(|(l, _)| pollutant_terms(l, r))
+                .unwrap_or_default(),
+        )
 }
 
 /// How "pollutant of concern" is read, in words.
 fn reading_words(r: &Rules) -> String {
     match r.condition_a_causes {
         CauseReading::Construction => format!(
-            "pollutants of concern read as sediment and the construction-related causes ({}), DEC's practice",
+            "pollutants of concern read as sediment and the construction-related causes (the causes vocabulary's sediment and nutrients terms, matched as whole terms, plus {}), DEC's practice",
             r.construction_pollutants.join(", ")
         ),
         CauseReading::Any => "pollutants of concern read literally (6): sediment, plus any cause of impairment of a receiving water".into(),

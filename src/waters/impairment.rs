@@ -71,36 +71,11 @@ pub fn causes_in(
     out
 }
 
-fn normalize(s: &str) -> String {
-    let cleaned: String = s
-        .to_lowercase()
-        .chars()
-        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
-        .collect();
-    format!(
-        " {} ",
-        cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
-    )
-}
-
-/// The causes that match a keyword of the rule list, tolerant of case, punctuation and word
-/// endings: "nutrient" matches "Nutrients", "silt" matches "Sedimentation/Siltation",
-/// "tss" matches "TSS" but not "glasses".
+/// The causes that match a term of the causes vocabulary or one of `keywords` (the manifest's
+/// `rules.construction_pollutants`), as whole terms: see `crate::vocabulary::causes` for the
+/// rule. "TSS" matches, "Glasses" and "NITROGEN, AMMONIA" do not.
 pub fn causes_matching(causes: &[String], keywords: &[String]) -> Vec<String> {
-    // Each keyword normalized once, not once per cause (a tenth of a site check when it was).
-    let keys: Vec<String> = keywords
-        .iter()
-        .map(|k| normalize(k).trim_end().to_string())
-        .filter(|k| !k.trim().is_empty())
-        .collect();
-    causes
-        .iter()
-        .filter(|c| {
-            let nc = normalize(c);
-            keys.iter().any(|k| nc.contains(k.as_str()))
-        })
-        .cloned()
-        .collect()
+    crate::vocabulary::causes::CauseVocabulary::with_extra(keywords).causes_matching(causes)
 }
 
 /// Distinct causes over several hits, in order of first appearance.
@@ -304,7 +279,7 @@ mod tests {
     }
 
     #[test]
-    fn cause_matching_is_tolerant_but_not_loose() {
+    fn cause_matching_is_whole_terms() {
         let kw = crate::config::Rules::default().construction_pollutants;
         let causes = s(&[
             "Sedimentation/Siltation",
@@ -330,6 +305,18 @@ mod tests {
             ])
         );
         assert!(causes_matching(&s(&["Chlorpyrifos", "Glasses"]), &kw).is_empty());
+        // Whole terms: no word piece, and a comma part other than "total" names another form.
+        assert_eq!(
+            causes_matching(
+                &s(&[
+                    "NITROGEN, AMMONIA",
+                    "Siltstone",
+                    "SOLIDS (SUSPENDED/BEDLOAD)"
+                ]),
+                &kw
+            ),
+            s(&["SOLIDS (SUSPENDED/BEDLOAD)"])
+        );
     }
 
     #[test]
