@@ -314,7 +314,7 @@ pub struct Manifest {
     #[serde(default, rename = "layer")]
     pub layers: Vec<LayerConfig>,
     /// A data set's own words for the typed site record (status, approval, land use,
-    /// exemption), added to the shipped `src/claims/words.toml`.
+    /// exemption), added to the shipped `src/vocabulary/site.toml`.
     #[serde(default, skip_serializing_if = "is_default_vocabulary")]
     pub vocabulary: crate::claims::VocabularyConfig,
     /// The vocabularies as used, built once from the shipped words and `vocabulary`.

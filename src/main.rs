@@ -269,7 +269,7 @@ fn main() -> anyhow::Result<()> {
                 let all = serde_json::json!({
                     "law": manifest.clauses.law,
                     "rules": rows,
-                    "vocabularies": { "causes": causes },
+                    "vocabularies": outfall::vocabulary::tables(&manifest),
                 });
                 return emit(&(serde_json::to_string_pretty(&all)? + "\n"));
             }
@@ -289,6 +289,7 @@ fn main() -> anyhow::Result<()> {
                 }
             }
             text += &causes_text(&causes);
+            text += &outfall::vocabulary::site_text(&manifest.words);
             emit(&text)
         }
         Command::Prepare { data } => {

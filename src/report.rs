@@ -189,8 +189,21 @@ impl Report {
         if let Some(a) = &site.address {
             writeln!(s_, "Address: {a}").ok();
         }
-        if let Some(st) = &site.status {
-            writeln!(s_, "Status: {st}").ok();
+        match (&site.status, &site.status_recorded) {
+            (Some(st), Some(w)) if w != st => {
+                writeln!(s_, "Status: {} (recorded as '{w}')", st.replace('_', " ")).ok()
+            }
+            (Some(st), _) => writeln!(s_, "Status: {}", st.replace('_', " ")).ok(),
+            (None, Some(w)) => {
+                writeln!(s_, "Status: '{w}' (not a status word this data set knows)").ok()
+            }
+            (None, None) => None,
+        };
+        if let Some(a) = &site.swppp_approval {
+            writeln!(s_, "SWPPP: {} [{}]", a.describe(), a.source).ok();
+        }
+        for p in &site.record_problems {
+            writeln!(s_, "Record problem: {p}").ok();
         }
         if !site.parcel_ids.is_empty() {
             writeln!(s_, "Parcels: {}", site.parcel_ids.join(", ")).ok();

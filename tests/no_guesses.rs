@@ -526,3 +526,61 @@ fn a_parcel_checked_without_a_plan_cannot_decide_the_limit_at_one_time() {
         finding(&r, RuleId::FiveAcreLimit).reason
     );
 }
+
+// A report never contradicts itself.
+
+#[test]
+fn no_decided_finding_of_any_demo_site_says_it_is_undetermined() {
+    let cat = outfall::Catalog::open(&common::demo_dir()).expect("the demo loads");
+    let mut checked = 0;
+    for site in &cat.sites {
+        let r = outfall::screening::check_site(&cat, &site.id).expect("report");
+        for f in &r.findings {
+            checked += 1;
+            let words = f.reason.to_lowercase();
+            if f.met.is_some() {
+                for w in [
+                    "undetermined",
+                    "unknown",
+                    "cannot be told",
+                    "cannot decide",
+                    "not recorded, and that decides",
+                ] {
+                    assert!(
+                        !words.contains(w),
+                        "{} {}: {:?} but says '{w}': {}",
+                        site.id,
+                        f.rule.as_str(),
+                        f.met,
+                        f.reason
+                    );
+                }
+                assert!(
+                    f.missing.is_empty(),
+                    "{} {}: decided but missing {:?}",
+                    site.id,
+                    f.rule.as_str(),
+                    f.missing
+                );
+            } else {
+                assert!(
+                    !f.missing.is_empty(),
+                    "{} {}: null without naming what is missing",
+                    site.id,
+                    f.rule.as_str()
+                );
+            }
+            assert!(!f.reason.contains("-0.00"), "{}", f.reason);
+        }
+        let c = &r.conditions;
+        // Outside the town nothing applies; inside, the summary agrees with the findings.
+        if c.in_jurisdiction == Some(false) {
+            assert!(
+                ![c.a, c.b, c.c].contains(&Some(true)),
+                "{}: a condition outside the town",
+                site.id
+            );
+        }
+    }
+    assert!(checked >= 14 * 14);
+}

@@ -83,9 +83,7 @@ pub async fn rules(State(st): State<AppState>) -> Json<Value> {
     Json(json!({
         "law": m.clauses.law,
         "rules": crate::law::rulebook(&m.rules, &m.clauses),
-        "vocabularies": {
-            "causes": crate::vocabulary::causes::CauseVocabulary::for_rules(&m.rules).table(),
-        },
+        "vocabularies": crate::vocabulary::tables(m),
     }))
 }
 

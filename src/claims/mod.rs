@@ -5,13 +5,12 @@
 //! needs it answers `null` instead of guessing.
 
 mod read;
-mod vocabulary;
 
-pub use read::{read_claims, SiteColumns};
-pub use vocabulary::{
+pub use crate::vocabulary::site::{
     lookup, normalize, Vocabulary, VocabularyConfig, APPROVAL_CODES, BODY_CODES, EXEMPTION_CODES,
     LAND_USE_CODES, STATUS_CODES,
 };
+pub use read::{code_of, read_claims, SiteColumns};
 
 use chrono::NaiveDate;
 use serde::Serialize;

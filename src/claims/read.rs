@@ -3,12 +3,13 @@
 //! (`approved_swppp` text, `exemptions` text, `single_family`/`agricultural` flags),
 //! converted only where the conversion is certain.
 
-use super::vocabulary::{lookup, normalize, Vocabulary};
 use super::{
     ApprovingBody, Decision, Evidence, ExemptionClaim, SiteClaims, SiteStatus, Sourced, Stated,
     SwpppApproval,
 };
 use crate::load::{split_list, value_text};
+use crate::vocabulary::normalize;
+use crate::vocabulary::site::{lookup, Vocabulary};
 use chrono::NaiveDate;
 use serde_json::{Map, Value};
 
@@ -214,8 +215,8 @@ fn tristate(v: &Value) -> Result<Option<bool>, String> {
         Value::Null => Ok(None),
         Value::Bool(b) => Ok(Some(*b)),
         Value::Number(n) => match n.as_f64() {
-            Some(f) if f == 0.0 => Ok(Some(false)),
-            Some(f) if f == 1.0 => Ok(Some(true)),
+            Some(0.0) => Ok(Some(false)),
+            Some(1.0) => Ok(Some(true)),
             _ => Err(n.to_string()),
         },
         Value::String(s) => match normalize(s).as_str() {

@@ -254,10 +254,16 @@ fn sources(id: RuleId, f: &Facts) -> Vec<String> {
             c.common_plan.map(|_| "site record: common_plan".into()),
         ],
         ActiveWithoutApproval => vec![status(), approval()],
-        FiveAcreLimit => vec![Some("disturbance phases and their dates".into()), approval()],
+        FiveAcreLimit => vec![
+            Some("disturbance phases and their dates".into()),
+            approval(),
+        ],
         Phasing => vec![Some("disturbance phases and their dates".into())],
         ReceivingWaters => vec![Some(entry())],
-        ConditionA => vec![Some(entry()), Some("303(d) list and TMDL watersheds".into())],
+        ConditionA => vec![
+            Some(entry()),
+            Some("303(d) list and TMDL watersheds".into()),
+        ],
         ConditionB => vec![Some(acres())],
         ConditionC => vec![
             Some(acres()),

@@ -41,6 +41,9 @@ pub fn fc(features: &[String]) -> String {
     )
 }
 
+/// One disturbance phase: name, start, end ("" for none) and its polygon.
+pub type Phase = (&'static str, &'static str, &'static str, String);
+
 /// The town: boundary 0..2000 m square, stream R1 at x = 300 flowing north (pwl MUD-1).
 pub struct Town {
     pub manifest: String,
@@ -85,7 +88,7 @@ impl Town {
 
     /// Sets the sites and their disturbance: each site is (attributes JSON without braces,
     /// its disturbance features as (phase, start, end, polygon)).
-    pub fn sites(mut self, sites: &[(&str, Vec<(&str, &str, &str, String)>)]) -> Town {
+    pub fn sites(mut self, sites: &[(&str, Vec<Phase>)]) -> Town {
         let mut sf = Vec::new();
         let mut df = Vec::new();
         for (i, (attrs, phases)) in sites.iter().enumerate() {

@@ -1,28 +1,12 @@
-//! The word tables of the typed site record: the shipped `words.toml` plus a data set's own
+//! The word tables of the typed site record: the shipped `site.toml` plus a data set's own
 //! words from its manifest (`[vocabulary.status]`, ...). A word is looked up whole after
 //! `normalize`, never by a fragment.
 
+pub use super::normalize;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-const SHIPPED: &str = include_str!("words.toml");
-
-/// Lower case, every run of characters other than letters and digits turned into one space,
-/// trimmed: "Under-Construction" and "under construction" are one word, "constructions" is
-/// another.
-pub fn normalize(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() {
-            out.push(c);
-        } else if !out.ends_with(' ') && !out.is_empty() {
-            out.push(' ');
-        }
-    }
-    let trimmed = out.trim_end().len();
-    out.truncate(trimmed);
-    out
-}
+const SHIPPED: &str = include_str!("site.toml");
 
 /// A data set's own words, from the manifest's `[vocabulary]` table: word = code.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -62,7 +46,7 @@ pub const EXEMPTION_CODES: [&str; 11] = ["a", "b", "c", "d", "e", "f", "g", "h",
 impl Default for Vocabulary {
     fn default() -> Self {
         Vocabulary::with(&VocabularyConfig::default()).unwrap_or_else(|e| {
-            unreachable!("the shipped words.toml is checked by a unit test: {e}")
+            unreachable!("the shipped site.toml is checked by a unit test: {e}")
         })
     }
 }
