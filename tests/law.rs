@@ -868,3 +868,91 @@ fn a_parcel_the_data_lacks_leaves_a_class_exclusion_open() {
     f.claims.single_family = said(true);
     assert_eq!(met(RuleId::ConditionC, &f), Some(false));
 }
+
+/// Unknown is never read as "no" (nor as "yes"): blanking any one input fact can only turn a
+/// decided finding into `null`, never into the other answer. Checked for every rule, over
+/// bases at the thresholds' edges.
+#[test]
+fn blanking_any_fact_never_flips_a_decided_finding() {
+    type Blank = (&'static str, fn(&mut Facts));
+    let blanks: [Blank; 10] = [
+        ("status", |f| f.claims.status = Stated::NotRecorded),
+        ("approval", |f| {
+            f.claims.swppp_approval = Stated::Unreadable("see file".into())
+        }),
+        ("common_plan", |f| f.claims.common_plan = None),
+        ("single_family", |f| f.claims.single_family = unsaid()),
+        ("agricultural", |f| f.claims.agricultural = unsaid()),
+        ("disturbance", |f| {
+            f.acreage.recorded = false;
+            f.acreage.total_acres = 0.0;
+            f.acreage.peak_acres = 0.0;
+        }),
+        ("tmdl stormwater", |f| {
+            for t in &mut f.water.tmdl_entered {
+                t.stormwater_source = None;
+            }
+        }),
+        ("receiving water", |f| {
+            f.water.entry.rule = EntryRule::None;
+            f.water.listed.clear();
+            f.water.tmdl_entered.clear();
+            f.water.names.clear();
+        }),
+        ("303(d) list", |f| {
+            f.water.impaired_list_loaded = false;
+            f.water.listed.clear();
+        }),
+        ("approval date", |f| {
+            if let Stated::Known(a) = &mut f.claims.swppp_approval {
+                a.date = None;
+            }
+        }),
+    ];
+    let mut bases = Vec::new();
+    for a in [0.5, 2.0, 6.0] {
+        for approved in [false, true] {
+            for listed_hit in [false, true] {
+                let mut f = acres(base(), a);
+                if approved {
+                    record(&mut f, serde_json::json!({"approved_swppp": "2026-03-20"}));
+                    f.acreage.before_approval = Some(outfall::area::Peak {
+                        acres: 0.0,
+                        date: None,
+                    });
+                }
+                if listed_hit {
+                    f.water.listed = vec![listed("L1", &["Sediment"], 0.0, true)];
+                }
+                f.water.tmdl_entered = vec![tmdl(!listed_hit, 0.0)];
+                bases.push(f);
+            }
+        }
+    }
+    for (n, b) in bases.iter().enumerate() {
+        let before = law::evaluate(b, &r(), &Clauses::default());
+        for (what, blank) in &blanks {
+            let mut f = b.clone();
+            blank(&mut f);
+            let after = law::evaluate(&f, &r(), &Clauses::default());
+            for (x, y) in before.iter().zip(&after) {
+                if let (Some(p), Some(q)) = (x.met, y.met) {
+                    assert_eq!(
+                        p,
+                        q,
+                        "base {n}, {what} blanked: {} flipped: {}",
+                        x.rule.as_str(),
+                        y.reason
+                    );
+                }
+                if y.met.is_none() {
+                    assert!(
+                        !y.missing.is_empty(),
+                        "base {n}, {what}: {} null names nothing",
+                        y.rule.as_str()
+                    );
+                }
+            }
+        }
+    }
+}
