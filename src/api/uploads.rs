@@ -139,13 +139,21 @@ async fn run_check(
             }
             // The core refuses what no site can be: no polygon, a polygon across the
             // antimeridian, or a place far from the data set.
-            let report = screening::check_drawn(&catalog, &name, &upload.features, None).map_err(
-                |e| match e {
-                    crate::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
-                    other => other.into(),
-                },
-            )?;
-            let subject = Subject::ad_hoc(&name, &upload.features, None);
+            let unusable = |e: crate::Error| match e {
+                crate::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
+                other => other.into(),
+            };
+            screening::refuse_impossible(&catalog, &upload.features, None).map_err(unusable)?;
+            // The plan's record, checked as a PATCH is: an unknown code is refused by name.
+            let first = upload.features.first().map(|f| f.properties.to_map());
+            let record = crate::registry::drawn_fields(
+                &upload.site,
+                first.unwrap_or_default(),
+                &catalog.manifest.words,
+            )
+            .map_err(unusable)?;
+            let subject = Subject::drawn(&name, &upload.features, None, record);
+            let report = screening::check(&catalog, &subject);
             Ok((report, subject))
         },
         || ApiError::Unavailable {

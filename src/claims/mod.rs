@@ -7,7 +7,7 @@
 mod read;
 mod vocabulary;
 
-pub use read::{read_claims, SiteColumns};
+pub use read::{code_of, read_claims, SiteColumns};
 pub use vocabulary::{
     lookup, normalize, Vocabulary, VocabularyConfig, APPROVAL_CODES, BODY_CODES, EXEMPTION_CODES,
     LAND_USE_CODES, STATUS_CODES,
