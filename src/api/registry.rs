@@ -254,6 +254,19 @@ fn application(
         crate::Error::Input(m) => bad(m),
         other => other.into(),
     })?;
+    let (polygons, disturbance) = phases_of(&id, &features).map_err(bad)?;
+    site.boundary = Some(geo_types::Geometry::MultiPolygon(geo_types::MultiPolygon(
+        polygons,
+    )));
+    Ok((site, disturbance))
+}
+
+/// The application's polygons and its disturbance records, one per feature with a polygon;
+/// the error names a feature whose `start` or `end` is not a date.
+fn phases_of(
+    id: &str,
+    features: &[crate::load::Feature],
+) -> Result<(Vec<geo_types::Polygon<f64>>, Vec<DisturbanceRecord>), String> {
     let mut polygons = Vec::new();
     let mut disturbance = Vec::new();
     for (n, f) in features.iter().enumerate() {
@@ -261,10 +274,10 @@ fn application(
         for key in ["start", "end"] {
             if let Some(d) = text(key) {
                 if crate::area::parse_date(&d).is_none() {
-                    return Err(bad(format!(
+                    return Err(format!(
                         "feature {}: {key} '{d}' is not a date (YYYY-MM-DD)",
                         f.id
-                    )));
+                    ));
                 }
             }
         }
@@ -278,7 +291,7 @@ fn application(
             properties.remove(k);
         }
         disturbance.push(DisturbanceRecord {
-            site_id: id.clone(),
+            site_id: id.to_string(),
             dist_id: format!("{id}-{}", n + 1),
             phase: text("phase").or(Some("1".into())),
             start: text("start"),
@@ -287,10 +300,7 @@ fn application(
             geometry: f.geometry.clone(),
         });
     }
-    site.boundary = Some(geo_types::Geometry::MultiPolygon(geo_types::MultiPolygon(
-        polygons,
-    )));
-    Ok((site, disturbance))
+    Ok((polygons, disturbance))
 }
 
 /// What only the officer records: the status, the approval, and the officer's findings and

@@ -214,8 +214,8 @@ fn tristate(v: &Value) -> Result<Option<bool>, String> {
         Value::Null => Ok(None),
         Value::Bool(b) => Ok(Some(*b)),
         Value::Number(n) => match n.as_f64() {
-            Some(f) if f == 0.0 => Ok(Some(false)),
-            Some(f) if f == 1.0 => Ok(Some(true)),
+            Some(0.0) => Ok(Some(false)),
+            Some(1.0) => Ok(Some(true)),
             _ => Err(n.to_string()),
         },
         Value::String(s) => match normalize(s).as_str() {

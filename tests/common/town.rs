@@ -85,7 +85,7 @@ impl Town {
 
     /// Sets the sites and their disturbance: each site is (attributes JSON without braces,
     /// its disturbance features as (phase, start, end, polygon)).
-    pub fn sites(mut self, sites: &[(&str, Vec<(&str, &str, &str, String)>)]) -> Town {
+    pub fn sites(mut self, sites: &[(&str, Vec<Phase>)]) -> Town {
         let mut sf = Vec::new();
         let mut df = Vec::new();
         for (i, (attrs, phases)) in sites.iter().enumerate() {
@@ -127,6 +127,9 @@ impl Town {
     }
 }
 
+/// One disturbance feature of a site: (phase, start, end, polygon GeoJSON).
+pub type Phase = (&'static str, &'static str, &'static str, String);
+
 /// One square phase of `acres` at (dx, dy), with dates ("" for none).
 pub fn phase(
     name: &'static str,
@@ -135,7 +138,7 @@ pub fn phase(
     dx: f64,
     dy: f64,
     acres: f64,
-) -> (&'static str, &'static str, &'static str, String) {
+) -> Phase {
     let s = side_m(acres);
     (name, start, end, rect(dx, dy, s, s))
 }
