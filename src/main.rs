@@ -510,7 +510,7 @@ fn open_registry(
     if spec.is_some_and(|s| s.eq_ignore_ascii_case("none")) {
         return Ok(None);
     }
-    let store = match outfall::registry::open(spec, data) {
+    let store = match outfall::registry::open(spec, data, &catalog.manifest.words) {
         Ok(s) => s,
         Err(e) if spec.is_none() && folder_is_read_only(data) => {
             eprintln!("warning: {e}; the data folder is read-only, so the sites are served from the files, read-only");

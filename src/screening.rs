@@ -131,6 +131,16 @@ pub fn check_drawn(
     features: &[crate::load::Feature],
     outfall: Option<geo_types::Point<f64>>,
 ) -> Result<Report> {
+    refuse_impossible(catalog, features, outfall)?;
+    Ok(check(catalog, &Subject::ad_hoc(id, features, outfall)))
+}
+
+/// The refusals of `check_drawn`, for a caller that builds its own subject.
+pub fn refuse_impossible(
+    catalog: &Catalog,
+    features: &[crate::load::Feature],
+    outfall: Option<geo_types::Point<f64>>,
+) -> Result<()> {
     use geo::BoundingRect;
     if !features
         .iter()
@@ -166,7 +176,7 @@ pub fn check_drawn(
             }
         }
     }
-    Ok(check(catalog, &Subject::ad_hoc(id, features, outfall)))
+    Ok(())
 }
 
 /// Shortest distance between two lon/lat boxes, in km (0 when they meet). Spherical, which

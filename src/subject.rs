@@ -130,13 +130,26 @@ impl Subject {
     }
 
     /// An ad-hoc subject from uploaded or drawn polygons; `phase`, `start`, `end` properties
-    /// are honoured when present, so a phasing plan can be checked before it is filed.
+    /// are honoured when present, so a phasing plan can be checked before it is filed. Its
+    /// record is the first feature's properties.
     pub fn ad_hoc(id: &str, features: &[Feature], outfall: Option<Point<f64>>) -> Subject {
-        let phases = phases_from_features(features, Some("phase"), Some("start"), Some("end"));
         let attributes = features
             .first()
             .map(|f| f.properties.to_map())
             .unwrap_or_default();
+        Subject::drawn(id, features, outfall, attributes)
+    }
+
+    /// An ad-hoc subject whose record is `attributes`: what `POST /check` made of the
+    /// upload's `site` object and its first feature's properties, checked as `PATCH` checks
+    /// a change (`registry::drawn_fields`).
+    pub fn drawn(
+        id: &str,
+        features: &[Feature],
+        outfall: Option<Point<f64>>,
+        attributes: Map<String, Value>,
+    ) -> Subject {
+        let phases = phases_from_features(features, Some("phase"), Some("start"), Some("end"));
         Subject {
             kind: SubjectKind::Drawn,
             id: id.to_string(),

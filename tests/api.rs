@@ -521,3 +521,98 @@ async fn the_rulebook_and_tri_state_reports_are_served() {
     assert!(html.contains("Outside the Town"), "{html}");
     assert!(html.contains(&today));
 }
+
+/// A plan checked with `POST /check` may carry its record, in a `site` object or in its
+/// first feature's properties; the fields are checked as `PATCH` checks them, so a code no
+/// vocabulary knows is a 422 naming the allowed values, and the words are read as codes.
+#[tokio::test]
+async fn post_check_reads_the_typed_record_and_refuses_unknown_codes() {
+    let b = state().reports["S04"].site.bbox.unwrap();
+    let with = |site: Value, properties: Value| {
+        let mut fc: Value = serde_json::from_str(&square_fc(b[0], b[1], 0.0012)).unwrap();
+        fc["features"][0]["properties"] = properties;
+        if !site.is_null() {
+            fc["site"] = site;
+        }
+        fc.to_string().into_bytes()
+    };
+    let cases = [
+        (
+            serde_json::json!({"exemption_claims": [{"code": "signage assignment"}]}),
+            Value::Null,
+            "exemption_claims[0].code",
+            "a to k",
+        ),
+        (
+            Value::Null,
+            serde_json::json!({"exemption_claims": [{"code": "z"}]}),
+            "exemption_claims[0].code",
+            "a to k",
+        ),
+        (
+            serde_json::json!({"status": "demolished"}),
+            Value::Null,
+            "status",
+            "planned, approved, under_construction, stabilized, closed, withdrawn",
+        ),
+        (
+            Value::Null,
+            serde_json::json!({"land_use": "mall"}),
+            "land_use",
+            "single_family_residence, agricultural, other",
+        ),
+        (
+            serde_json::json!({"swppp_approval": {"decision": "ok per Bob"}}),
+            Value::Null,
+            "swppp_approval.decision",
+            "approved, denied, pending, withdrawn",
+        ),
+        (
+            serde_json::json!("approved"),
+            Value::Null,
+            "\"site\"",
+            "object",
+        ),
+    ];
+    for (site, properties, field, allowed) in cases {
+        let r = post("/check", with(site.clone(), properties.clone())).await;
+        assert_eq!(
+            r.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{site} {properties}: {}",
+            r.text()
+        );
+        assert_eq!(r.content_type, "application/problem+json");
+        let detail = r.json()["detail"].as_str().unwrap_or_default().to_string();
+        assert!(
+            detail.contains(field) && detail.contains(allowed),
+            "{detail}"
+        );
+    }
+    // Known words are read as their codes; the site object is laid over the properties.
+    let site = serde_json::json!({"status": "in progress", "land_use": "farm",
+        "exemption_claims": [{"code": "(5)(i)", "immediately_necessary": true}]});
+    let r = post(
+        "/check",
+        with(site, serde_json::json!({"status": "planned"})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["site"]["status"], "under_construction");
+    assert_eq!(v["site"]["agricultural"], true);
+    assert_eq!(v["site"]["exemption_claims"][0]["code"], "i");
+    // An applicant's own plan can claim the emergency exemption, never verify it: that is
+    // the officer's finding.
+    assert_ne!(v["conditions"]["exempt"], true, "{}", v["conditions"]);
+    // The other columns of an uploaded file are the file's own and are not refused.
+    let r = post(
+        "/check",
+        with(
+            Value::Null,
+            serde_json::json!({"OWNER": "x", "common_plan": "Y"}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text());
+}

@@ -11,6 +11,7 @@ use axum::http::{HeaderMap, Request, StatusCode};
 use axum::Router;
 use http_body_util::BodyExt;
 use outfall::api::{app, AppState};
+use outfall::claims::Vocabulary;
 use outfall::registry::{self, token, AccessRole, Live};
 use outfall::Catalog;
 use serde_json::{json, Value};
@@ -44,7 +45,8 @@ fn demo_copy() -> tempfile::TempDir {
 fn env_with(spec: Option<String>) -> Env {
     let dir = demo_copy();
     let catalog = Arc::new(Catalog::open(dir.path()).expect("demo loads"));
-    let store = registry::open(spec.as_deref(), dir.path()).expect("registry opens");
+    let store = registry::open(spec.as_deref(), dir.path(), &catalog.manifest.words)
+        .expect("registry opens");
     let live = Arc::new(Live::start(store, catalog).expect("registry starts"));
     let tok = |name: &str, role| token::create(live.registry.as_ref(), name, role).expect("token");
     let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
@@ -65,6 +67,11 @@ fn gpkg() -> Env {
 
 /// A fresh database on the test's PostGIS server, or None (SKIP) outside CI without one.
 fn postgis() -> Option<Env> {
+    fresh_database().map(|url| env_with(Some(url)))
+}
+
+/// The URL of a new, empty database on the test's PostGIS server.
+fn fresh_database() -> Option<String> {
     let Ok(base) = std::env::var("OUTFALL_TEST_POSTGRES") else {
         if std::env::var_os("CI").is_some() {
             panic!("OUTFALL_TEST_POSTGRES is not set in CI: run the registry tests through scripts/postgis-test.sh");
@@ -87,7 +94,7 @@ fn postgis() -> Option<Env> {
         }
         _ => format!("{base}/{db}"),
     };
-    Some(env_with(Some(url)))
+    Some(url)
 }
 
 struct Resp {
@@ -146,13 +153,15 @@ fn etag(r: &Resp) -> String {
         .to_string()
 }
 
-/// Two squares of about 100 m (1 ha each) north of Route 31, in two phases, with an outfall.
+/// Two squares of about 100 m (1 ha each) north of Route 31, in two phases, with an outfall;
+/// a commercial building (Condition C excludes single-family homes, so it must be said).
 fn application(site_id: &str) -> Value {
     let square = |x: f64, y: f64| json!({"type": "Polygon", "coordinates": [[[x, y], [x + 0.00123, y], [x + 0.00123, y + 0.0009], [x, y + 0.0009], [x, y]]]});
     json!({
         "type": "FeatureCollection",
         "site": {"site_id": site_id, "name": "Clay test warehouse", "applicant": "Ann Applicant",
-                 "address": "1 Test Road", "outfall": "-76.1795,43.1700"},
+                 "address": "1 Test Road", "outfall": "-76.1795,43.1700",
+                 "land_use": "commercial"},
         "features": [
             {"type": "Feature", "properties": {"phase": "1", "start": "2026-06-01", "end": "2026-09-30"},
              "geometry": square(-76.1810, 43.1690)},
@@ -219,7 +228,8 @@ fn round_trip(e: &Env) {
     // The officer records the approval and starts the work, against the version read.
     let read = e.get("/sites/T-100");
     assert_eq!(read.status, StatusCode::OK);
-    let change = json!({"status": "active", "swppp_approval": {"date": "2026-05-20", "reference": "SWPPP-2026-031"}});
+    let change = json!({"status": "active", "swppp_approval": {"decision": "approved",
+        "date": "2026-05-20", "reference": "SWPPP-2026-031", "body": "officer"}});
     let r = e.call(
         "PATCH",
         "/sites/T-100",
@@ -229,13 +239,29 @@ fn round_trip(e: &Env) {
     );
     assert_eq!(r.status, StatusCode::OK, "{}", r.json);
     assert_eq!(etag(&r), "\"2\"");
-    assert_eq!(r.json["report"]["site"]["status"], "active");
-    assert_eq!(r.json["report"]["site"]["approved_swppp"], true);
+    // "active" is a word of the status vocabulary: the record keeps its code.
+    assert_eq!(r.json["site"]["properties"]["status"], "under_construction");
     assert_eq!(
-        r.json["report"]["site"]["swppp_approval"],
-        "2026-05-20 SWPPP-2026-031"
+        r.json["site"]["properties"]["swppp_approval"],
+        json!({"decision": "approved", "date": "2026-05-20", "reference": "SWPPP-2026-031",
+            "body": "officer"})
     );
-    let active = e.get("/sites?status=active").json;
+    assert_eq!(r.json["report"]["site"]["status"], "under_construction");
+    assert_eq!(r.json["report"]["site"]["approved_swppp"], true);
+    let approval = &r.json["report"]["site"]["swppp_approval"];
+    assert_eq!(
+        (
+            &approval["decision"],
+            &approval["date"],
+            &approval["reference"]
+        ),
+        (
+            &json!("approved"),
+            &json!("2026-05-20"),
+            &json!("SWPPP-2026-031")
+        )
+    );
+    let active = e.get("/sites?status=under_construction").json;
     assert!(
         ids(&active, "sites").contains(&"T-100".to_string()),
         "the map's list shows the new status"
@@ -304,7 +330,7 @@ fn round_trip(e: &Env) {
         .expect("status change");
     assert_eq!(
         (status["old_value"].as_str(), status["new_value"].as_str()),
-        (Some("planned"), Some("active"))
+        (Some("planned"), Some("under_construction"))
     );
     assert_eq!(status["who"], "Pat Officer");
 }
@@ -353,13 +379,31 @@ fn roles(e: &Env) {
         "an applicant may not inspect"
     );
     let mut app = application("T-200");
-    app["site"]["swppp_approval"] = json!({"date": "2026-01-01"});
+    app["site"]["swppp_approval"] = json!({"decision": "approved", "date": "2026-01-01"});
     let r = e.call("POST", "/sites", Some(&e.applicant), None, Some(app));
     assert_eq!(
         r.status,
         StatusCode::FORBIDDEN,
         "an applicant may not approve their own plan"
     );
+    // Nor find or confirm an exemption: those are the officer's findings ((d), (g)-(k)).
+    for (field, value) in [
+        ("repair_deemed_necessary", json!(true)),
+        ("exemption_verified_by", json!("Ann")),
+        (
+            "exemption_claims",
+            json!([{"code": "i", "immediately_necessary": true}]),
+        ),
+        (
+            "exemption_claims",
+            json!([{"code": "c", "verified_by": "Ann"}]),
+        ),
+    ] {
+        let mut app = application("T-200");
+        app["site"][field] = value;
+        let r = e.call("POST", "/sites", Some(&e.applicant), None, Some(app));
+        assert_eq!(r.status, StatusCode::FORBIDDEN, "{field}: {}", r.json);
+    }
     let r = e.call(
         "POST",
         "/rainfall",
@@ -470,7 +514,19 @@ fn same_as_files(e: &Env) {
             s.id
         );
         assert_eq!(r.site.status, f.site.status, "{}", s.id);
-        assert_eq!(r.site.swppp_approval, f.site.swppp_approval, "{}", s.id);
+        // The seed stored the files' approval text as an object: the same approval, with
+        // its source now the typed field (the audit keeps the text).
+        let approval = |a: &Option<outfall::claims::SwpppApproval>| {
+            a.as_ref()
+                .map(|a| (a.decision, a.date, a.reference.clone(), a.body))
+        };
+        assert_eq!(
+            approval(&r.site.swppp_approval),
+            approval(&f.site.swppp_approval),
+            "{}",
+            s.id
+        );
+        assert_eq!(r.site.record_problems, f.site.record_problems, "{}", s.id);
     }
 }
 
@@ -825,7 +881,8 @@ fn the_command_line_reads_the_registry() {
     let e = gpkg();
     let read = e.get("/sites/S11");
     assert_eq!(read.status, StatusCode::OK, "{}", read.json);
-    let change = json!({"status": "active", "swppp_approval": {"date": "2026-11-30", "reference": "SWPPP-2026-099"}});
+    let change = json!({"status": "active", "swppp_approval": {"decision": "approved",
+        "date": "2026-11-30", "reference": "SWPPP-2026-099"}});
     let r = e.call(
         "PATCH",
         "/sites/S11",
@@ -855,13 +912,517 @@ fn the_command_line_reads_the_registry() {
             .unwrap_or_default()
     };
     assert!(
-        line(&run(&["sites"])).ends_with("active"),
+        line(&run(&["sites"])).ends_with("under_construction"),
         "{}",
         run(&["sites"])
     );
     let report: Value =
         serde_json::from_str(&run(&["check", "--site", "S11", "--json"])).expect("JSON report");
-    assert_eq!(report["site"]["status"], "active");
+    assert_eq!(report["site"]["status"], "under_construction");
     assert_eq!(report["site"]["approved_swppp"], true);
     assert!(line(&run(&["sites", "--registry", "none"])).ends_with("planned"));
+}
+
+/// A `PATCH` that must be refused: 422, a problem naming the field and every allowed value,
+/// and the site unchanged.
+fn refused(e: &Env, id: &str, change: Value, words: &[&str]) {
+    let before = e.get(&format!("/sites/{id}"));
+    let r = e.call(
+        "PATCH",
+        &format!("/sites/{id}"),
+        Some(&e.officer),
+        Some(&etag(&before)),
+        Some(change.clone()),
+    );
+    assert_eq!(
+        r.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{change}: {}",
+        r.json
+    );
+    assert_eq!(
+        r.headers.get("content-type").and_then(|v| v.to_str().ok()),
+        Some("application/problem+json")
+    );
+    let detail = r.json["detail"].as_str().unwrap_or_default();
+    for w in words {
+        assert!(detail.contains(w), "{change}: '{w}' not in: {detail}");
+    }
+    assert_eq!(e.get(&format!("/sites/{id}")).json, before.json, "{change}");
+}
+
+fn patched(e: &Env, id: &str, change: Value) -> Value {
+    let before = e.get(&format!("/sites/{id}"));
+    let r = e.call(
+        "PATCH",
+        &format!("/sites/{id}"),
+        Some(&e.officer),
+        Some(&etag(&before)),
+        Some(change.clone()),
+    );
+    assert_eq!(r.status, StatusCode::OK, "{change}: {}", r.json);
+    r.json
+}
+
+/// Every typed field through `PATCH`: vocabulary words are stored as codes, objects as
+/// objects, and a value no vocabulary knows is a 422 naming the allowed values.
+fn typed_fields(e: &Env) {
+    // The seed converted the files' words: S01 was "active" with approved_swppp 2026-03-20.
+    let s01 = e.get("/sites/S01").json;
+    assert_eq!(s01["properties"]["status"], "under_construction");
+    assert_eq!(
+        s01["properties"]["swppp_approval"],
+        json!({"decision": "approved", "date": "2026-03-20"})
+    );
+    assert!(s01["properties"].get("approved_swppp").is_none(), "{s01}");
+    let h = e.get("/sites/S01/history").json;
+    assert!(
+        h["history"]
+            .as_array()
+            .is_some_and(|rows| rows.iter().any(|r| r["who"] == "migration"
+                && r["action"] == "convert"
+                && r["field"] == "approved_swppp"
+                && r["old_value"] == "2026-03-20")),
+        "the audit keeps the file's text: {h}"
+    );
+
+    let statuses = [
+        "planned",
+        "approved",
+        "under_construction",
+        "stabilized",
+        "closed",
+        "withdrawn",
+    ];
+    refused(e, "S04", json!({"status": "demolished"}), &statuses);
+    refused(e, "S04", json!({"status": null}), &statuses);
+    let r = patched(e, "S04", json!({"status": "Final Stabilization"}));
+    assert_eq!(r["site"]["properties"]["status"], "stabilized");
+    assert_eq!(r["report"]["site"]["status"], "stabilized");
+
+    let decisions = ["approved, denied, pending, withdrawn"];
+    refused(
+        e,
+        "S04",
+        json!({"swppp_approval": {"decision": "maybe"}}),
+        &decisions,
+    );
+    refused(
+        e,
+        "S04",
+        json!({"swppp_approval": {"date": "2026-04-01"}}),
+        &decisions,
+    );
+    refused(
+        e,
+        "S04",
+        json!({"swppp_approval": {"decision": "approved", "date": "April 1"}}),
+        &["swppp_approval.date", "YYYY-MM-DD"],
+    );
+    refused(
+        e,
+        "S04",
+        json!({"swppp_approval": {"decision": "approved", "body": "mayor"}}),
+        &["planning_board, town_board, officer"],
+    );
+    refused(
+        e,
+        "S04",
+        json!({"approved_swppp": "2026-04-01"}),
+        &["swppp_approval", "decision"],
+    );
+    let r = patched(
+        e,
+        "S04",
+        json!({"swppp_approval": {"decision": "under review", "reference": "SW-77"}}),
+    );
+    assert_eq!(
+        r["site"]["properties"]["swppp_approval"],
+        json!({"decision": "pending", "reference": "SW-77"})
+    );
+    assert_eq!(r["report"]["site"]["approved_swppp"], false);
+    // null clears the approval, and the old text with it.
+    let r = patched(e, "S01", json!({"swppp_approval": null}));
+    assert!(r["site"]["properties"].get("swppp_approval").is_none());
+    assert!(r["report"]["site"]["swppp_approval"].is_null());
+
+    refused(
+        e,
+        "S04",
+        json!({"exemption_claims": [{"code": "signage assignment"}]}),
+        &["exemption_claims[0].code", "a to k"],
+    );
+    refused(
+        e,
+        "S04",
+        json!({"exemption_claims": [{"code": "c", "maintains": true}]}),
+        &["exemption_claims[0].maintains", "maintains_original"],
+    );
+    refused(
+        e,
+        "S04",
+        json!({"exemption_claims": [{"code": "e", "plat_approved": "2007"}]}),
+        &["exemption_claims[0].plat_approved", "YYYY-MM-DD"],
+    );
+    let r = patched(
+        e,
+        "S14",
+        json!({"exemption_claims": [{"code": "Routine maintenance", "maintains_original": true,
+            "verified_by": "Pat Officer", "verified_on": "2026-05-01"}]}),
+    );
+    assert_eq!(
+        r["site"]["properties"]["exemption_claims"],
+        json!([{"code": "c", "maintains_original": true, "verified_by": "Pat Officer",
+            "verified_on": "2026-05-01"}])
+    );
+    assert!(r["site"]["properties"].get("exemptions").is_none());
+    assert_eq!(r["report"]["site"]["exemption_claims"][0]["code"], "c");
+
+    refused(
+        e,
+        "S04",
+        json!({"land_use": "mall"}),
+        &["single_family_residence, agricultural, other"],
+    );
+    refused(
+        e,
+        "S04",
+        json!({"common_plan": "yes"}),
+        &["common_plan", "true, false or null"],
+    );
+    refused(
+        e,
+        "S04",
+        json!({"immediately_necessary": 1}),
+        &["immediately_necessary"],
+    );
+    refused(
+        e,
+        "S04",
+        json!({"owner": "me"}),
+        &["'owner'", "exemption_claims", "land_use"],
+    );
+    let r = patched(
+        e,
+        "S04",
+        json!({"land_use": "Single-Family Home", "common_plan": true, "common_plan_acres": 12.5,
+            "activity_only": false, "plat_approved": "2007-06-01"}),
+    );
+    let p = &r["site"]["properties"];
+    assert_eq!(p["land_use"], "single_family_residence");
+    assert_eq!(
+        (&p["common_plan"], &p["common_plan_acres"]),
+        (&json!(true), &json!(12.5))
+    );
+    assert_eq!(r["report"]["site"]["single_family"], true);
+    assert_eq!(
+        r["report"]["site"]["single_family_source"],
+        "site record: land_use"
+    );
+}
+
+#[test]
+fn gpkg_typed_fields() {
+    typed_fields(&gpkg());
+}
+
+#[test]
+fn postgis_typed_fields() {
+    if let Some(e) = postgis() {
+        typed_fields(&e);
+    }
+}
+
+/// `POST /sites` takes the typed fields too, checked the same way.
+fn application_with_typed_fields(e: &Env) {
+    let mut app = application("T-300");
+    app["site"]["land_use"] = json!("farm");
+    app["site"]["common_plan"] = json!(false);
+    app["site"]["exemption_claims"] =
+        json!([{"code": "(5)(a)", "new_structures": false}, {"code": "logging"}]);
+    let r = e.call("POST", "/sites", Some(&e.applicant), None, Some(app));
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    let p = &r.json["site"]["properties"];
+    assert_eq!(p["land_use"], "agricultural");
+    assert_eq!(p["status"], "planned");
+    assert_eq!(
+        p["exemption_claims"],
+        json!([{"code": "a", "new_structures": false}, {"code": "b"}])
+    );
+    for (field, value, words) in [
+        (
+            "land_use",
+            json!("mall"),
+            "single_family_residence, agricultural, other",
+        ),
+        ("exemption_claims", json!([{"code": "z"}]), "a to k"),
+        ("common_plan", json!("maybe"), "true, false or null"),
+    ] {
+        let mut app = application("T-301");
+        app["site"][field] = value;
+        let r = e.call("POST", "/sites", Some(&e.applicant), None, Some(app));
+        assert_eq!(
+            r.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{field}: {}",
+            r.json
+        );
+        let detail = r.json["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains(field) && detail.contains(words), "{detail}");
+    }
+    // The officer may file a site with its status and approval, in the vocabulary's words.
+    let mut app = application("T-302");
+    app["site"]["status"] = json!("in progress");
+    app["site"]["swppp_approval"] =
+        json!({"decision": "approved", "date": "2026-05-01", "body": "Town Board"});
+    let r = e.call("POST", "/sites", Some(&e.officer), None, Some(app));
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    let p = &r.json["site"]["properties"];
+    assert_eq!(p["status"], "under_construction");
+    assert_eq!(p["swppp_approval"]["body"], "town_board");
+    let mut app = application("T-303");
+    app["site"]["status"] = json!("demolished");
+    let r = e.call("POST", "/sites", Some(&e.officer), None, Some(app));
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.json);
+    assert!(r.json["detail"]
+        .as_str()
+        .is_some_and(|d| d.contains("planned, approved, under_construction")));
+    assert_eq!(e.get("/sites/T-303").status, StatusCode::NOT_FOUND);
+}
+
+#[test]
+fn gpkg_application_with_typed_fields() {
+    application_with_typed_fields(&gpkg());
+}
+
+#[test]
+fn postgis_application_with_typed_fields() {
+    if let Some(e) = postgis() {
+        application_with_typed_fields(&e);
+    }
+}
+
+/// Rows as the registry wrote them before the typed record (schema version 1): status words,
+/// the `approved_swppp` text, an inspection and the audit of the seed. `exec` runs one SQL
+/// statement on the store.
+fn write_old_rows(exec: &mut dyn FnMut(&str)) {
+    exec("CREATE TABLE outfall_migrations (version BIGINT PRIMARY KEY, applied_at TEXT NOT NULL)");
+    exec("INSERT INTO outfall_migrations VALUES (1, '2026-01-05T10:00:00.000Z')");
+    exec("INSERT INTO outfall_meta (key, value) VALUES ('seeded', '2026-01-05T10:00:00.000Z')");
+    for (id, status, approval) in [
+        ("S01", "active", "'2026-03-20'"),
+        ("S03", "Active", "'SWPPP-2026-014'"),
+        ("S05", "active", "'see the file'"),
+        ("S09", "stabilized", "NULL"),
+        ("S11", "planned", "'2026-04-10 SW-8'"),
+        ("S12", "demolished", "'under review'"),
+    ] {
+        exec(&format!(
+            "INSERT INTO sites (site_id, name, status, approved_swppp, exemptions, attributes, version) \
+             VALUES ('{id}', 'site {id}', '{status}', {approval}, 'routine maintenance', \
+             '{{\"common_plan\": false}}', 1)"
+        ));
+        exec(&format!(
+            "INSERT INTO audit (at, who, action, site_id, field, old_value, new_value) \
+             VALUES ('2026-01-05T10:00:00.000Z', 'outfall', 'seed', '{id}', 'source', 'null', \
+             '\"the file layers\"')"
+        ));
+    }
+    exec(
+        "INSERT INTO inspections (site_id, date, inspector, findings, corrective_actions, \
+          recorded_by, recorded_at) VALUES ('S01', '2026-04-02', 'Ivy', 'fence ok', '', 'Ivy', \
+          '2026-04-02T09:00:00.000Z')",
+    );
+}
+
+/// What opening the old rows must give: codes and objects where the conversion is certain,
+/// the text kept and flagged where not, every row, inspection and audit row kept, and an
+/// audit row by "migration" with the old value for each field converted or flagged.
+fn check_migrated(store: &dyn registry::Registry) {
+    let sites = store.sites().expect("sites");
+    assert_eq!(sites.len(), 6, "every row survives");
+    let site = |id: &str| {
+        sites
+            .iter()
+            .find(|s| s.site_id == id)
+            .unwrap_or_else(|| panic!("{id} kept"))
+    };
+    let p = |id: &str| Value::Object(site(id).properties.clone());
+    assert_eq!(
+        p("S01"),
+        json!({"name": "site S01", "status": "under_construction", "exemptions": "routine maintenance",
+            "common_plan": false, "swppp_approval": {"decision": "approved", "date": "2026-03-20"}})
+    );
+    assert_eq!(p("S03")["status"], "under_construction");
+    assert_eq!(
+        p("S03")["swppp_approval"],
+        json!({"decision": "approved", "reference": "SWPPP-2026-014"})
+    );
+    assert_eq!(
+        p("S11")["swppp_approval"],
+        json!({"decision": "approved", "date": "2026-04-10", "reference": "SW-8"})
+    );
+    assert_eq!(p("S12")["swppp_approval"], json!({"decision": "pending"}));
+    // Not certain: kept as written, and flagged.
+    assert_eq!(p("S05")["approved_swppp"], "see the file");
+    assert!(p("S05").get("swppp_approval").is_none());
+    assert_eq!(p("S12")["status"], "demolished");
+    assert_eq!(p("S09")["status"], "stabilized");
+    let versions: Vec<(&str, i64)> = sites
+        .iter()
+        .map(|s| (s.site_id.as_str(), s.version))
+        .collect();
+    assert_eq!(
+        versions,
+        [
+            ("S01", 2),
+            ("S03", 2),
+            ("S05", 2),
+            ("S09", 1),
+            ("S11", 2),
+            ("S12", 2)
+        ],
+        "a converted row is one version up; a row with nothing to convert is untouched"
+    );
+    let notes = |id: &str| -> Vec<(String, String, Value, Value)> {
+        store
+            .history(id)
+            .expect("history")
+            .into_iter()
+            .filter(|a| a.who == "migration")
+            .map(|a| {
+                (
+                    a.action,
+                    a.field.unwrap_or_default(),
+                    a.old_value.unwrap_or(Value::Null),
+                    a.new_value.unwrap_or(Value::Null),
+                )
+            })
+            .collect()
+    };
+    let row = |action: &str, field: &str, old: Value, new: Value| {
+        (action.to_string(), field.to_string(), old, new)
+    };
+    assert_eq!(
+        notes("S01"),
+        [
+            row(
+                "convert",
+                "status",
+                json!("active"),
+                json!("under_construction")
+            ),
+            row(
+                "convert",
+                "approved_swppp",
+                json!("2026-03-20"),
+                Value::Null
+            ),
+            row(
+                "convert",
+                "swppp_approval",
+                Value::Null,
+                json!({"decision": "approved", "date": "2026-03-20"})
+            ),
+        ]
+    );
+    assert_eq!(
+        notes("S05"),
+        [
+            row(
+                "convert",
+                "status",
+                json!("active"),
+                json!("under_construction")
+            ),
+            row(
+                "flag",
+                "approved_swppp",
+                json!("see the file"),
+                json!("see the file")
+            ),
+        ]
+    );
+    assert_eq!(
+        notes("S12")[0],
+        row("flag", "status", json!("demolished"), json!("demolished"))
+    );
+    assert!(notes("S09").is_empty());
+    assert_eq!(store.history("S01").expect("history")[0].action, "seed");
+    assert_eq!(store.inspections().expect("inspections").len(), 1);
+}
+
+/// Opening the old rows twice converts once: the second open finds schema version 2 and
+/// writes nothing.
+fn migrates_once(open: &dyn Fn() -> Box<dyn registry::Registry>) {
+    let store = open();
+    check_migrated(store.as_ref());
+    let audit_rows: usize = ["S01", "S03", "S05", "S09", "S11", "S12"]
+        .iter()
+        .map(|id| store.history(id).expect("history").len())
+        .sum();
+    let stamp = store.sites().expect("sites");
+    drop(store);
+    let again = open();
+    check_migrated(again.as_ref());
+    let after: usize = ["S01", "S03", "S05", "S09", "S11", "S12"]
+        .iter()
+        .map(|id| again.history(id).expect("history").len())
+        .sum();
+    assert_eq!(after, audit_rows, "no second conversion");
+    assert_eq!(again.sites().expect("sites"), stamp);
+}
+
+#[test]
+fn an_old_geopackage_registry_is_converted_once_on_open() {
+    let dir = demo_copy();
+    let path = dir.path().join("registry.gpkg");
+    {
+        let db = rusqlite::Connection::open(&path).expect("create");
+        db.execute_batch(include_str!("../src/registry/gpkg_v1.sql"))
+            .expect("the version 1 schema");
+        write_old_rows(&mut |sql| {
+            db.execute_batch(sql)
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        });
+    }
+    let words = Vocabulary::default();
+    let spec = path.display().to_string();
+    migrates_once(&|| registry::open(Some(&spec), dir.path(), &words).expect("opens"));
+    // The server starts on it, and the report names the text it could not read.
+    let catalog = Arc::new(Catalog::open(dir.path()).expect("demo loads"));
+    let store = registry::open(Some(&spec), dir.path(), &words).expect("opens");
+    let live = Live::start(store, catalog).expect("starts without seeding again");
+    let snap = live.snapshot();
+    let s05 = snap.reports.get("S05").expect("S05 report");
+    assert!(
+        s05.site
+            .record_problems
+            .iter()
+            .any(|p| p.contains("see the file")),
+        "{:?}",
+        s05.site.record_problems
+    );
+    assert_eq!(
+        snap.reports["S01"].site.status.as_deref(),
+        Some("under_construction")
+    );
+    assert_eq!(live.registry.sites().expect("sites").len(), 6);
+}
+
+#[test]
+fn an_old_postgis_registry_is_converted_once_on_open() {
+    let Some(url) = fresh_database() else { return };
+    {
+        let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+        db.batch_execute(include_str!("../src/registry/postgis_v1.sql"))
+            .expect("the version 1 schema");
+        write_old_rows(&mut |sql| {
+            db.batch_execute(sql)
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        });
+    }
+    let words = Vocabulary::default();
+    let dir = tempfile::tempdir().expect("temp dir");
+    migrates_once(&|| registry::open(Some(&url), dir.path(), &words).expect("opens"));
 }

@@ -4,7 +4,7 @@
 // stale edit is refused (412) and the form says so instead of overwriting someone's change.
 
 const KEY = "outfall.token";
-const STATUSES = ["planned", "active", "stabilized", "closed"];
+const STATUSES = ["planned", "approved", "under_construction", "stabilized", "closed", "withdrawn"];
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -103,7 +103,7 @@ async function siteTools(outfall, report, id) {
     const ref = el("input", { type: "text", "data-testid": "approval-ref", placeholder: "reference", "aria-label": "Approval reference" });
     box.append(el("h3", { text: "Record approval" }), el("form", { class: "row wrap", onsubmit: async (ev) => {
       ev.preventDefault();
-      done(await call("PATCH", `/sites/${encodeURIComponent(id)}`, { swppp_approval: { date: date.value, reference: ref.value } }, etag), "Approval");
+      done(await call("PATCH", `/sites/${encodeURIComponent(id)}`, { swppp_approval: { decision: "approved", date: date.value, reference: ref.value } }, etag), "Approval");
     } }, date, ref, el("button", { type: "submit", "data-testid": "approval-save" }, "Record approval")));
   }
   if (role === "officer" || role === "inspector") {

@@ -155,7 +155,9 @@ pub async fn get(State(st): State<AppState>, Path(id): Path<String>) -> ApiResul
 /// `POST /sites`: a new application. The body is a GeoJSON FeatureCollection of
 /// disturbance polygons (`phase`, `start`, `end` properties) with a `site` member: `site_id`
 /// (optional), `name`, `applicant`, `address`, `parcel_ids`, `outfall` ("lon,lat") and the
-/// flags. Applicants may not set the status or an approval.
+/// typed fields `PATCH` takes (`land_use`, `exemption_claims`, `common_plan`, ...), checked
+/// the same way. Applicants may not set the status, an approval, or the officer's findings
+/// and confirmations of an exemption.
 #[utoipa::path(post, path = "/sites", tag = "registry",
     request_body(content = String, content_type = "application/geo+json", description = "A FeatureCollection of disturbance polygons (phase, start, end) with the application's fields"),
     responses((status = 201, description = "The new record and its report", content_type = "application/json"),
@@ -224,18 +226,8 @@ fn application(
             format!("A-{}", hex::encode(b).to_uppercase())
         }
     };
-    if let Some(Value::Array(ids)) = fields.get("parcel_ids") {
-        let joined: Vec<String> = ids.iter().filter_map(crate::load::value_text).collect();
-        fields.insert("parcel_ids".into(), Value::String(joined.join(";")));
-    }
-    const OFFICER_ONLY: [&str; 3] = ["status", "swppp_approval", "approved_swppp"];
-    if caller.role != AccessRole::Officer {
-        if let Some(k) = OFFICER_ONLY.iter().find(|k| fields.contains_key(**k)) {
-            return Err(ApiError::Forbidden(format!(
-                "an applicant may not set '{k}'; the officer records it"
-            )));
-        }
-    }
+    registry::join_parcel_ids(&mut fields);
+    refuse_officer_fields(caller, &fields)?;
     fields
         .entry("status")
         .or_insert(Value::String("planned".into()));
@@ -247,7 +239,11 @@ fn application(
         retired: None,
         submitted_by: Some(caller.name.clone()),
     };
-    let (mut site, _) = registry::apply_change(&empty, &fields).map_err(|e| bad(e.to_string()))?;
+    let (mut site, _) =
+        registry::apply_change(&empty, &fields, &catalog.manifest.words).map_err(|e| match e {
+            crate::Error::Input(m) => bad(m),
+            other => other.into(),
+        })?;
     let outfall = site
         .properties
         .get("outfall")
@@ -258,6 +254,19 @@ fn application(
         crate::Error::Input(m) => bad(m),
         other => other.into(),
     })?;
+    let (polygons, disturbance) = phases_of(&id, &features).map_err(bad)?;
+    site.boundary = Some(geo_types::Geometry::MultiPolygon(geo_types::MultiPolygon(
+        polygons,
+    )));
+    Ok((site, disturbance))
+}
+
+/// The application's polygons and its disturbance records, one per feature with a polygon;
+/// the error names a feature whose `start` or `end` is not a date.
+fn phases_of(
+    id: &str,
+    features: &[crate::load::Feature],
+) -> Result<(Vec<geo_types::Polygon<f64>>, Vec<DisturbanceRecord>), String> {
     let mut polygons = Vec::new();
     let mut disturbance = Vec::new();
     for (n, f) in features.iter().enumerate() {
@@ -265,10 +274,10 @@ fn application(
         for key in ["start", "end"] {
             if let Some(d) = text(key) {
                 if crate::area::parse_date(&d).is_none() {
-                    return Err(bad(format!(
+                    return Err(format!(
                         "feature {}: {key} '{d}' is not a date (YYYY-MM-DD)",
                         f.id
-                    )));
+                    ));
                 }
             }
         }
@@ -282,7 +291,7 @@ fn application(
             properties.remove(k);
         }
         disturbance.push(DisturbanceRecord {
-            site_id: id.clone(),
+            site_id: id.to_string(),
             dist_id: format!("{id}-{}", n + 1),
             phase: text("phase").or(Some("1".into())),
             start: text("start"),
@@ -291,10 +300,37 @@ fn application(
             geometry: f.geometry.clone(),
         });
     }
-    site.boundary = Some(geo_types::Geometry::MultiPolygon(geo_types::MultiPolygon(
-        polygons,
-    )));
-    Ok((site, disturbance))
+    Ok((polygons, disturbance))
+}
+
+/// What only the officer records: the status, the approval, and the officer's findings and
+/// confirmations of an exemption (on the site or on a claim). An applicant may claim an
+/// exemption and state its facts, never find or confirm it.
+fn refuse_officer_fields(caller: &Caller, fields: &Map<String, Value>) -> ApiResult<()> {
+    if caller.role == AccessRole::Officer {
+        return Ok(());
+    }
+    let in_claims = fields
+        .get("exemption_claims")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .flat_map(|c| c.keys());
+    let officer_only: Vec<&str> = ["status", "swppp_approval", "approved_swppp"]
+        .into_iter()
+        .chain(registry::OFFICER_FINDINGS)
+        .collect();
+    match fields
+        .keys()
+        .chain(in_claims)
+        .find(|k| officer_only.contains(&k.as_str()))
+    {
+        Some(k) => Err(ApiError::Forbidden(format!(
+            "an applicant may not set '{k}'; the officer records it"
+        ))),
+        None => Ok(()),
+    }
 }
 
 fn valid_id(s: &str) -> bool {
@@ -304,13 +340,19 @@ fn valid_id(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
-/// `PATCH /sites/{id}` (officer): status, SWPPP approval, exemptions and flags.
+/// `PATCH /sites/{id}` (officer): the typed fields of the site record (docs/site-record.md):
+/// `status` (a status code or a word of the status vocabulary, stored as its code),
+/// `swppp_approval` `{decision, date, reference, body}` or null, `exemption_claims`
+/// `[{code, <evidence>, verified_by, verified_on}]`, `land_use`, `common_plan`,
+/// `common_plan_acres`, the (5) evidence fields and the text columns. A value no vocabulary
+/// knows is refused (422) naming the field and the values it allows.
 #[utoipa::path(patch, path = "/sites/{id}", tag = "registry", params(("id" = String, Path, description = "A site id"), ("If-Match" = String, Header, description = "The ETag of the version being edited")),
     request_body(content = String, content_type = "application/json", description = "The fields to change"),
     responses((status = 200, description = "The new record and its report", content_type = "application/json"),
               (status = 401, description = "No or unknown bearer token", content_type = "application/problem+json"),
               (status = 403, description = "The token's role may not do this", content_type = "application/problem+json"),
               (status = 412, description = "Someone else edited the site since that ETag", content_type = "application/problem+json"),
+              (status = 422, description = "A field or value the site record does not take; the detail names the field and the allowed values", content_type = "application/problem+json"),
               (status = 428, description = "If-Match is missing", content_type = "application/problem+json")))]
 pub async fn patch(
     State(st): State<AppState>,
@@ -324,10 +366,15 @@ pub async fn patch(
     let body = read_upload(&headers, body, &st.limits).await?;
     let change: Map<String, Value> = serde_json::from_slice(&body)
         .map_err(|e| ApiError::Unprocessable(format!("the change must be a JSON object: {e}")))?;
+    let catalog = st.catalog.clone();
     let (site, report) = off_thread(move || {
-        let site = live
-            .registry
-            .update_site(&id, version, &change, &caller.name)?;
+        let site = live.registry.update_site(
+            &id,
+            version,
+            &change,
+            &catalog.manifest.words,
+            &caller.name,
+        )?;
         let report = report_after(&live, &id)?;
         Ok((site, report))
     })

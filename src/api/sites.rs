@@ -22,13 +22,19 @@ fn site_report<'a>(st: &'a AppState, id: &str) -> ApiResult<&'a Report> {
 }
 
 #[utoipa::path(get, path = "/sites", tag = "review",
-    params(("status" = Option<String>, Query, description = "Only sites with this status, e.g. active")),
+    params(("status" = Option<String>, Query, description = "Only sites with this status: a code (planned, approved, under_construction, stabilized, closed, withdrawn) or a word of the status vocabulary, e.g. active")),
     responses((status = 200, description = "Sites with acres, peak and conditions", content_type = "application/json")))]
 pub async fn list(
     State(st): State<AppState>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Json<Value> {
-    let want = q.get("status").map(|s| s.to_ascii_lowercase());
+    // Reports carry the status code; a word of the vocabulary ("active") filters by its code.
+    let words = &st.catalog.manifest.words.status;
+    let want = q.get("status").map(|s| {
+        crate::claims::lookup(words, s)
+            .map(str::to_string)
+            .unwrap_or_else(|| s.to_ascii_lowercase())
+    });
     let sites: Vec<Value> = st
         .catalog
         .sites

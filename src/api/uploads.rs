@@ -137,16 +137,7 @@ async fn run_check(
             if vertices > MAX_UPLOAD_VERTICES {
                 return Err(too_many_vertices(&name, vertices));
             }
-            // The core refuses what no site can be: no polygon, a polygon across the
-            // antimeridian, or a place far from the data set.
-            let report = screening::check_drawn(&catalog, &name, &upload.features, None).map_err(
-                |e| match e {
-                    crate::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
-                    other => other.into(),
-                },
-            )?;
-            let subject = Subject::ad_hoc(&name, &upload.features, None);
-            Ok((report, subject))
+            check_plan(&catalog, &name, &upload)
         },
         || ApiError::Unavailable {
             detail: format!(
@@ -160,6 +151,30 @@ async fn run_check(
         },
     )
     .await
+}
+
+/// Checks an upload that passed the limits: the core refuses what no site can be (no
+/// polygon, a polygon across the antimeridian, a place far from the data set), and the
+/// plan's record is checked as a `PATCH` is, so an unknown code is refused by name.
+fn check_plan(
+    catalog: &crate::Catalog,
+    name: &str,
+    upload: &crate::load::Upload,
+) -> ApiResult<(Report, Subject)> {
+    let unusable = |e: crate::Error| match e {
+        crate::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
+        other => other.into(),
+    };
+    screening::refuse_impossible(catalog, &upload.features, None).map_err(unusable)?;
+    let first = upload.features.first().map(|f| f.properties.to_map());
+    let record = crate::registry::drawn_fields(
+        &upload.site,
+        first.unwrap_or_default(),
+        &catalog.manifest.words,
+    )
+    .map_err(unusable)?;
+    let subject = Subject::drawn(name, &upload.features, None, record);
+    Ok((screening::check(catalog, &subject), subject))
 }
 
 fn too_many_vertices(name: &str, vertices: usize) -> ApiError {

@@ -5,6 +5,7 @@
 
 use super::{archive, geojson, gpkg, kml, sort_upload, upload_config, Feature, LoadProblem};
 use crate::error::{Error, Result};
+use serde_json::{Map, Value};
 use std::path::Path;
 
 /// Most members an uploaded zip may hold (a shapefile is 3–8 files).
@@ -35,6 +36,9 @@ pub struct Upload {
     pub format: UploadFormat,
     pub features: Vec<Feature>,
     pub problems: Vec<LoadProblem>,
+    /// A GeoJSON's top-level `site` object: the plan's own record (status, approval,
+    /// exemption claims, land use ...), as `POST /sites` takes it. Empty for other formats.
+    pub site: Map<String, Value>,
 }
 
 const SHP_MAGIC: [u8; 4] = [0x00, 0x00, 0x27, 0x0a];
@@ -95,6 +99,10 @@ pub fn read_upload(
         }
     }
     let format = sniff_format(bytes, name)?;
+    let site = match format {
+        UploadFormat::GeoJson => site_member(bytes)?,
+        _ => Map::new(),
+    };
     let (features, problems) = match format {
         UploadFormat::GeoJson => read_geojson(bytes, name, crs)?,
         UploadFormat::ZippedShapefile => archive::read(bytes, name, crs, max_bytes)?,
@@ -105,7 +113,30 @@ pub fn read_upload(
         format,
         features,
         problems,
+        site,
     })
+}
+
+/// The `site` member of a GeoJSON document (a foreign member the GeoJSON reader skips).
+/// Every other member is skipped unread, so this costs one pass over the bytes.
+fn site_member(bytes: &[u8]) -> Result<Map<String, Value>> {
+    #[derive(serde::Deserialize)]
+    struct Doc {
+        #[serde(default)]
+        site: Option<Value>,
+    }
+    let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    // A document that is not JSON is refused by the GeoJSON reader, which says why.
+    let Ok(doc) = serde_json::from_slice::<Doc>(text) else {
+        return Ok(Map::new());
+    };
+    match doc.site {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(m)) => Ok(m),
+        Some(_) => Err(Error::Input(
+            "\"site\" must be an object of the plan's fields (status, swppp_approval, exemption_claims, land_use, ...)".into(),
+        )),
+    }
 }
 
 fn read_geojson(

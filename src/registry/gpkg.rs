@@ -3,10 +3,12 @@
 //! `disturbance` as layers (geometry as GeoPackage blobs, EPSG:4326). Another program's
 //! commit shows in `PRAGMA data_version`, which the server polls.
 
+use super::migrate::{self, RowWriter};
 use super::{
     apply_change, creation_changes, now_utc, today, AuditEntry, DisturbanceRecord, FieldChange,
     Registry, SiteRecord, TokenRecord, SITE_COLUMNS,
 };
+use crate::claims::Vocabulary;
 use crate::error::{Error, Result};
 use crate::record::{Inspection, RainfallDay};
 use geo::BoundingRect;
@@ -18,8 +20,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// The schema, one migration per version; applied in order at start, each recorded in
-/// `outfall_migrations`. Never edit a released migration: add the next one.
-const MIGRATIONS: &[(i64, &str)] = &[(1, include_str!("gpkg_v1.sql"))];
+/// `outfall_migrations`. Never edit a released migration: add the next one. Version 2 (the
+/// typed record) also converts the rows (`migrate::convert_rows`).
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("gpkg_v1.sql")),
+    (2, include_str!("v2_typed_record.sql")),
+];
 
 pub struct GeoPackage {
     path: PathBuf,
@@ -27,8 +33,9 @@ pub struct GeoPackage {
 }
 
 impl GeoPackage {
-    /// Opens (or creates) the file and brings its schema up to date.
-    pub fn open(path: &Path) -> Result<GeoPackage> {
+    /// Opens (or creates) the file and brings its schema and rows up to date; `words`
+    /// convert the rows written before the typed record.
+    pub fn open(path: &Path, words: &Vocabulary) -> Result<GeoPackage> {
         let err = |e: rusqlite::Error| registry_error(path, e);
         let conn = Connection::open(path).map_err(err)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
@@ -51,11 +58,11 @@ impl GeoPackage {
             path: path.to_path_buf(),
             conn: Mutex::new(conn),
         };
-        g.migrate()?;
+        g.migrate(words)?;
         Ok(g)
     }
 
-    fn migrate(&self) -> Result<()> {
+    fn migrate(&self, words: &Vocabulary) -> Result<()> {
         self.write(|tx| {
             tx.execute_batch(
                 "CREATE TABLE IF NOT EXISTS outfall_migrations \
@@ -68,6 +75,9 @@ impl GeoPackage {
             )?;
             for (version, sql) in MIGRATIONS.iter().filter(|(v, _)| *v > done) {
                 tx.execute_batch(sql)?;
+                if *version == migrate::TYPED_RECORD_VERSION {
+                    migrate::convert_rows(&mut Rows(tx), words)?;
+                }
                 tx.execute(
                     "INSERT INTO outfall_migrations (version, applied_at) VALUES (?1, ?2)",
                     params![version, now_utc()],
@@ -323,6 +333,52 @@ fn current(tx: &Transaction, id: &str, if_version: i64) -> Result<SiteRecord> {
     Ok(site)
 }
 
+/// The migration's transaction, for the shared conversion step.
+struct Rows<'a, 'c>(&'a Transaction<'c>);
+
+impl RowWriter for Rows<'_, '_> {
+    fn site_rows(&mut self) -> Result<Vec<SiteRecord>> {
+        let mut stmt = self.0.prepare(SITE_SELECT)?;
+        let rows = stmt
+            .query_map([], site_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        // The conversion never touches the geometry, so it is not decoded.
+        Ok(rows.into_iter().map(|(s, _)| s).collect())
+    }
+
+    fn rewrite(&mut self, site: &SiteRecord) -> Result<()> {
+        update_row(self.0, site)
+    }
+
+    fn note(&mut self, site_id: &str, action: &str, change: &FieldChange) -> Result<()> {
+        audit(
+            self.0,
+            migrate::WHO,
+            action,
+            Some(site_id),
+            std::slice::from_ref(change),
+        )
+    }
+}
+
+/// Inserts a site from the file layers, converted to the typed record, with its audit rows.
+fn seed_site(tx: &Transaction, s: &SiteRecord, words: &Vocabulary) -> Result<()> {
+    let (typed, notes) = migrate::upgrade_site(s, words);
+    insert_site(tx, &typed)?;
+    let from = Value::String("the file layers".into());
+    audit(
+        tx,
+        "outfall",
+        "seed",
+        Some(&s.site_id),
+        &[("source".into(), Value::Null, from)],
+    )?;
+    for (action, change) in &notes {
+        Rows(tx).note(&s.site_id, action, change)?;
+    }
+    Ok(())
+}
+
 impl Registry for GeoPackage {
     fn describe(&self) -> String {
         self.path.display().to_string()
@@ -346,18 +402,15 @@ impl Registry for GeoPackage {
         Ok(n > 0)
     }
 
-    fn seed(&self, sites: &[SiteRecord], disturbance: &[DisturbanceRecord]) -> Result<()> {
+    fn seed(
+        &self,
+        sites: &[SiteRecord],
+        disturbance: &[DisturbanceRecord],
+        words: &Vocabulary,
+    ) -> Result<()> {
         self.write(|tx| {
             for s in sites {
-                insert_site(tx, s)?;
-                let from = Value::String("the file layers".into());
-                audit(
-                    tx,
-                    "outfall",
-                    "seed",
-                    Some(&s.site_id),
-                    &[("source".into(), Value::Null, from)],
-                )?;
+                seed_site(tx, s, words)?;
             }
             for d in disturbance {
                 insert_disturbance(tx, d)?;
@@ -469,11 +522,12 @@ impl Registry for GeoPackage {
         id: &str,
         if_version: i64,
         change: &Map<String, Value>,
+        words: &Vocabulary,
         who: &str,
     ) -> Result<SiteRecord> {
         self.write(|tx| {
             let site = current(tx, id, if_version)?;
-            let (mut next, changes) = apply_change(&site, change)?;
+            let (mut next, changes) = apply_change(&site, change, words)?;
             if changes.is_empty() {
                 return Ok(site);
             }

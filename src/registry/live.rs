@@ -38,7 +38,7 @@ impl Live {
     pub fn start(registry: Box<dyn Registry>, base: Arc<Catalog>) -> Result<Live> {
         if !registry.is_seeded()? {
             let (sites, disturbance) = convert::records_from_catalog(&base);
-            registry.seed(&sites, &disturbance)?;
+            registry.seed(&sites, &disturbance, &base.manifest.words)?;
         }
         let live = Live {
             registry,

@@ -7,16 +7,20 @@
 mod convert;
 mod gpkg;
 mod live;
+mod migrate;
 mod postgis;
 pub mod token;
+mod typed;
 
 pub use convert::{records_from_catalog, site_layers};
 pub use gpkg::GeoPackage;
 pub use live::{Live, Snapshot};
 pub use postgis::PostGis;
 pub use token::{AccessRole, Caller, TokenRecord};
+pub use typed::{drawn_fields, join_parcel_ids, normalize, CODED_FIELDS, OFFICER_FINDINGS};
 
-use crate::error::{Error, Result};
+use crate::claims::Vocabulary;
+use crate::error::Result;
 use crate::record::{Inspection, RainfallDay};
 use geo_types::Geometry;
 use serde::Serialize;
@@ -39,25 +43,9 @@ pub const SITE_COLUMNS: [&str; 8] = [
     "exemptions",
 ];
 
-/// The statuses a site can have, in the order a site goes through them.
-pub const STATUSES: [&str; 4] = ["planned", "active", "stabilized", "closed"];
-
-/// Attributes a `PATCH` may set besides the columns: the flags and the facts that decide a
-/// claimed exemption ((5)), read by `facts` under these names.
-const FLAG_FIELDS: [&str; 5] = [
-    "single_family",
-    "agricultural",
-    "common_plan",
-    "new_structures",
-    "landing_or_haul_road",
-];
-const EXEMPTION_FIELDS: [&str; 5] = [
-    "maintains_original",
-    "repair_deemed_necessary",
-    "plat_approved",
-    "building_permit_approved",
-    "common_plan_acres",
-];
+/// The statuses a site can have: the closed list of the typed record, in the order a site
+/// goes through them.
+pub const STATUSES: [&str; 6] = crate::claims::STATUS_CODES;
 
 /// A site as the registry holds it. `properties` uses the semantic names (`status`,
 /// `approved_swppp`, ...), whatever the town's file layer called its columns.
@@ -110,8 +98,14 @@ pub trait Registry: Send + Sync {
     fn change_stamp(&self) -> Result<i64>;
     /// Whether the sites were seeded (or created) already.
     fn is_seeded(&self) -> Result<bool>;
-    /// Fills an empty registry from the file layers, in one transaction.
-    fn seed(&self, sites: &[SiteRecord], disturbance: &[DisturbanceRecord]) -> Result<()>;
+    /// Fills an empty registry from the file layers, in one transaction; their old words
+    /// are converted to the typed record as a migration converts a stored row.
+    fn seed(
+        &self,
+        sites: &[SiteRecord],
+        disturbance: &[DisturbanceRecord],
+        words: &Vocabulary,
+    ) -> Result<()>;
     /// Every site, retired ones included.
     fn sites(&self) -> Result<Vec<SiteRecord>>;
     fn disturbance(&self) -> Result<Vec<DisturbanceRecord>>;
@@ -122,13 +116,14 @@ pub trait Registry: Send + Sync {
         disturbance: &[DisturbanceRecord],
         who: &str,
     ) -> Result<SiteRecord>;
-    /// Applies `change` (checked by `apply_change`) if the site is still at `if_version`;
-    /// `Error::Conflict` when it is not.
+    /// Applies `change` (checked by `apply_change` with `words`) if the site is still at
+    /// `if_version`; `Error::Conflict` when it is not.
     fn update_site(
         &self,
         id: &str,
         if_version: i64,
         change: &Map<String, Value>,
+        words: &Vocabulary,
         who: &str,
     ) -> Result<SiteRecord>;
     /// Marks the site retired (kept, no longer on the map) if it is still at `if_version`.
@@ -147,125 +142,57 @@ pub trait Registry: Send + Sync {
 }
 
 /// Opens the registry named by `--registry`: `postgres://...` or `postgresql://...` for
-/// PostGIS, a path to a `.gpkg` file, or (None) `registry.gpkg` in the data folder.
-pub fn open(spec: Option<&str>, data_dir: &Path) -> Result<Box<dyn Registry>> {
+/// PostGIS, a path to a `.gpkg` file, or (None) `registry.gpkg` in the data folder. `words`
+/// (the manifest's vocabularies) convert rows written before the typed record, once.
+pub fn open(spec: Option<&str>, data_dir: &Path, words: &Vocabulary) -> Result<Box<dyn Registry>> {
     match spec {
         Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-            Ok(Box::new(PostGis::open(url)?))
+            Ok(Box::new(PostGis::open(url, words)?))
         }
-        Some(path) => Ok(Box::new(GeoPackage::open(Path::new(path))?)),
-        None => Ok(Box::new(GeoPackage::open(&data_dir.join(GPKG_FILE))?)),
+        Some(path) => Ok(Box::new(GeoPackage::open(Path::new(path), words)?)),
+        None => Ok(Box::new(GeoPackage::open(
+            &data_dir.join(GPKG_FILE),
+            words,
+        )?)),
     }
 }
 
-/// Checks a `PATCH` body and works out what it changes on `site`: the new record (version
-/// not yet bumped) and each field's old and new value. Unknown fields and bad values are
-/// refused with a message naming the field.
+/// Checks a change (a `PATCH` body, an application's fields) and works out what it does to
+/// `site`: the new record (version not yet bumped) and each field's old and new value.
+/// Every value goes through `normalize`; a typed field also removes the old columns it
+/// replaces. Unknown fields and bad values are refused with a message naming the field and
+/// what it allows.
 pub fn apply_change(
     site: &SiteRecord,
     change: &Map<String, Value>,
+    words: &Vocabulary,
 ) -> Result<(SiteRecord, Vec<FieldChange>)> {
     let mut next = site.clone();
     let mut changes = Vec::new();
     for (key, value) in change {
-        let value = normalize(key, value)?;
-        let (field, value) = match key.as_str() {
-            "swppp_approval" => ("approved_swppp".to_string(), value),
-            k => (k.to_string(), value),
-        };
-        let old = next.properties.get(&field).cloned().unwrap_or(Value::Null);
-        if old == value {
-            continue;
+        let value = normalize(key, value, words)?;
+        set(&mut next, &mut changes, key, value);
+        for old in typed::superseded(key) {
+            if !change.contains_key(*old) {
+                set(&mut next, &mut changes, old, Value::Null);
+            }
         }
-        if value.is_null() {
-            next.properties.remove(&field);
-        } else {
-            next.properties.insert(field.clone(), value.clone());
-        }
-        changes.push((field, old, value));
     }
     Ok((next, changes))
 }
 
-/// A `PATCH` value in the form the site keeps: text for the columns, true/false/null for
-/// the flags, a date for the (5)(e)/(f) dates, a number of acres.
-fn normalize(key: &str, value: &Value) -> Result<Value> {
-    let bad = |why: &str| Err(Error::Input(format!("{key}: {why}")));
-    let text = |v: &Value| -> Option<String> {
-        match v {
-            Value::String(s) => Some(s.trim().to_string()),
-            _ => None,
-        }
-    };
-    match key {
-        "status" => match text(value) {
-            Some(s) if STATUSES.contains(&s.to_ascii_lowercase().as_str()) => {
-                Ok(Value::String(s.to_ascii_lowercase()))
-            }
-            _ => bad(&format!("must be one of {}", STATUSES.join(", "))),
-        },
-        "swppp_approval" => {
-            let Value::Object(o) = value else {
-                return if value.is_null() {
-                    Ok(Value::Null)
-                } else {
-                    bad("must be {\"date\": \"YYYY-MM-DD\", \"reference\": \"...\"} or null")
-                };
-            };
-            let date = o.get("date").and_then(text).unwrap_or_default();
-            let reference = o.get("reference").and_then(text).unwrap_or_default();
-            if crate::area::parse_date(&date).is_none() {
-                return bad("date must be YYYY-MM-DD");
-            }
-            Ok(Value::String(
-                format!("{date} {reference}").trim().to_string(),
-            ))
-        }
-        "plat_approved" | "building_permit_approved" => match value {
-            Value::Null => Ok(Value::Null),
-            v => match text(v) {
-                Some(s) if crate::area::parse_date(&s).is_some() => Ok(Value::String(s)),
-                _ => bad("must be a date YYYY-MM-DD or null"),
-            },
-        },
-        "common_plan_acres" => match value {
-            Value::Null => Ok(Value::Null),
-            Value::Number(n) if n.as_f64().is_some_and(|a| a.is_finite() && a >= 0.0) => {
-                Ok(value.clone())
-            }
-            _ => bad("must be a number of acres, at least 0, or null"),
-        },
-        k if FLAG_FIELDS.contains(&k)
-            || k == "maintains_original"
-            || k == "repair_deemed_necessary" =>
-        {
-            match value {
-                Value::Bool(_) | Value::Null => Ok(value.clone()),
-                _ => bad("must be true, false or null"),
-            }
-        }
-        "outfall" => match value {
-            Value::Null => Ok(Value::Null),
-            v => match text(v) {
-                Some(s) if s.is_empty() || crate::load::parse_point(&s).is_some() => {
-                    Ok(Value::String(s))
-                }
-                _ => bad("must be \"lon,lat\" (WGS84 degrees)"),
-            },
-        },
-        k if SITE_COLUMNS.contains(&k) => match value {
-            Value::Null => Ok(Value::Null),
-            v => text(v)
-                .map(Value::String)
-                .map_or_else(|| bad("must be text or null"), Ok),
-        },
-        _ => Err(Error::Input(format!(
-            "'{key}' cannot be changed; the fields are: status, swppp_approval, {}, {}, {}",
-            SITE_COLUMNS[..].join(", "),
-            FLAG_FIELDS.join(", "),
-            EXEMPTION_FIELDS.join(", ")
-        ))),
+/// Sets one field (null removes it), noting the change unless the value is the same.
+fn set(next: &mut SiteRecord, changes: &mut Vec<FieldChange>, field: &str, value: Value) {
+    let old = next.properties.get(field).cloned().unwrap_or(Value::Null);
+    if old == value {
+        return;
     }
+    if value.is_null() {
+        next.properties.remove(field);
+    } else {
+        next.properties.insert(field.to_string(), value.clone());
+    }
+    changes.push((field.to_string(), old, value));
 }
 
 /// Now, in UTC, as the audit trail writes it.
@@ -300,13 +227,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn site() -> SiteRecord {
+    fn site(props: Value) -> SiteRecord {
         SiteRecord {
             site_id: "S1".into(),
-            properties: json!({"status": "planned", "name": "x"})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
+            properties: props.as_object().cloned().unwrap_or_default(),
             boundary: None,
             version: 1,
             retired: None,
@@ -314,32 +238,128 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_change_records_old_and_new_values_and_skips_what_is_unchanged() {
-        let change = json!({"status": "Active", "name": "x",
-            "swppp_approval": {"date": "2026-05-01", "reference": "SW-14"}});
-        let (next, changes) = apply_change(&site(), change.as_object().unwrap()).unwrap();
-        assert_eq!(next.properties["status"], "active");
-        assert_eq!(next.properties["approved_swppp"], "2026-05-01 SW-14");
-        let fields: Vec<&str> = changes.iter().map(|c| c.0.as_str()).collect();
-        assert_eq!(fields, ["status", "approved_swppp"]);
-        assert_eq!(changes[0].1, json!("planned"));
+    fn change(site: &SiteRecord, body: Value) -> Result<(SiteRecord, Vec<FieldChange>)> {
+        apply_change(
+            site,
+            body.as_object().unwrap_or(&Map::new()),
+            &Vocabulary::default(),
+        )
     }
 
     #[test]
-    fn bad_values_and_unknown_fields_are_refused_by_name() {
-        for (body, word) in [
-            (json!({"status": "demolished"}), "status"),
-            (
-                json!({"swppp_approval": {"date": "soon"}}),
-                "swppp_approval",
-            ),
-            (json!({"single_family": "yes"}), "single_family"),
-            (json!({"owner": "me"}), "'owner'"),
-            (json!({"outfall": "north of here"}), "outfall"),
+    fn a_change_stores_codes_and_objects_and_records_old_and_new_values() {
+        let s = site(json!({"status": "planned", "name": "x", "approved_swppp": "see the file"}));
+        let body = json!({"status": "Active", "name": "x",
+            "swppp_approval": {"decision": "Approved", "date": "2026-05-01",
+                "reference": " SW-14 ", "body": "Planning Board"}});
+        let (next, changes) = change(&s, body).unwrap();
+        assert_eq!(next.properties["status"], "under_construction");
+        assert_eq!(
+            next.properties["swppp_approval"],
+            json!({"decision": "approved", "date": "2026-05-01", "reference": "SW-14",
+                "body": "planning_board"})
+        );
+        assert!(!next.properties.contains_key("approved_swppp"));
+        let fields: Vec<&str> = changes.iter().map(|c| c.0.as_str()).collect();
+        assert_eq!(fields, ["status", "swppp_approval", "approved_swppp"]);
+        assert_eq!(changes[0].1, json!("planned"));
+        assert_eq!(changes[2].1, json!("see the file"));
+    }
+
+    #[test]
+    fn exemption_claims_are_stored_by_letter_with_typed_evidence() {
+        let body = json!({"exemption_claims": [
+            {"code": "Routine maintenance", "maintains_original": true},
+            {"code": "(5)(e)", "plat_approved": "2007-06-01", "verified_by": "Pat",
+                "verified_on": "2026-02-03"}],
+            "land_use": "farm", "common_plan": false, "activity_only": null});
+        let s = site(json!({"exemptions": "c"}));
+        let (next, _) = change(&s, body).unwrap();
+        assert_eq!(
+            next.properties["exemption_claims"],
+            json!([{"code": "c", "maintains_original": true},
+                {"code": "e", "plat_approved": "2007-06-01", "verified_by": "Pat",
+                    "verified_on": "2026-02-03"}])
+        );
+        assert_eq!(next.properties["land_use"], "agricultural");
+        assert!(!next.properties.contains_key("exemptions"));
+        let (cleared, _) =
+            change(&next, json!({"swppp_approval": null, "land_use": null})).unwrap();
+        assert!(!cleared.properties.contains_key("land_use"));
+    }
+
+    #[test]
+    fn bad_values_and_unknown_fields_are_refused_naming_what_is_allowed() {
+        for (body, words) in [
+            (json!({"status": "demolished"}), "status: 'demolished' is not a status; use one of planned, approved, under_construction, stabilized, closed, withdrawn"),
+            (json!({"status": null}), "status: must be text"),
+            (json!({"swppp_approval": {"date": "2026-01-01"}}), "swppp_approval.decision: is required; use one of approved, denied, pending, withdrawn"),
+            (json!({"swppp_approval": {"decision": "maybe"}}), "'maybe' is not a decision; use one of approved, denied, pending, withdrawn"),
+            (json!({"swppp_approval": {"decision": "none"}}), "null to clear"),
+            (json!({"swppp_approval": {"decision": "approved", "date": "soon"}}), "swppp_approval.date: must be a date YYYY-MM-DD"),
+            (json!({"swppp_approval": {"decision": "approved", "date": "2026-02-30"}}), "swppp_approval.date"),
+            (json!({"swppp_approval": {"decision": "approved", "body": "mayor"}}), "swppp_approval.body: \"mayor\" is not an approving body; use one of planning_board, town_board, officer"),
+            (json!({"swppp_approval": {"decision": "approved", "by": "x"}}), "swppp_approval.by: not a field of the approval; the fields are decision, date, reference, body"),
+            (json!({"swppp_approval": "2026-01-01"}), "swppp_approval: must be an object"),
+            (json!({"approved_swppp": "2026-01-01"}), "approved_swppp: the free-text approval is no longer written"),
+            (json!({"exemptions": "c"}), "exemptions: the free-text list is no longer written"),
+            (json!({"exemption_claims": [{"code": "signage assignment"}]}), "exemption_claims[0].code: \"signage assignment\" names none of the exemptions; use a letter a to k"),
+            (json!({"exemption_claims": [{"code": "z"}]}), "exemption_claims[0].code"),
+            (json!({"exemption_claims": [{"code": "c", "owner": "me"}]}), "exemption_claims[0].owner: not a field of a claim; the fields are code, new_structures"),
+            (json!({"exemption_claims": [{"code": "c", "maintains_original": "yes"}]}), "exemption_claims[0].maintains_original: must be true, false or null"),
+            (json!({"exemption_claims": [{"code": "c"}, {"code": "(5)(c)"}]}), "exemption_claims[1]: (c) is claimed twice"),
+            (json!({"exemption_claims": "c"}), "exemption_claims: must be a list"),
+            (json!({"land_use": "mall"}), "land_use: 'mall' is not a land use; use one of single_family_residence, agricultural, other"),
+            (json!({"single_family": "yes"}), "single_family: must be true, false or null"),
+            (json!({"plat_approved": "06/01/2007"}), "plat_approved: must be a date YYYY-MM-DD"),
+            (json!({"owner": "me"}), "'owner' cannot be changed; the fields are: status, swppp_approval, exemption_claims, land_use"),
+            (json!({"outfall": "north of here"}), "outfall: must be \"lon,lat\""),
         ] {
-            let e = apply_change(&site(), body.as_object().unwrap()).unwrap_err();
-            assert!(e.to_string().contains(word), "{e}");
+            let e = change(&site(json!({"status": "planned"})), body.clone()).unwrap_err();
+            assert!(matches!(e, crate::Error::Input(_)), "{body}: {e:?}");
+            assert!(e.to_string().contains(words), "{body}: {e}");
+        }
+    }
+
+    #[test]
+    fn old_rows_convert_where_certain_and_are_flagged_where_not() {
+        let words = Vocabulary::default();
+        let cases = [
+            (
+                json!({"status": "active", "approved_swppp": "2026-03-20"}),
+                json!({"status": "under_construction", "swppp_approval": {"decision": "approved", "date": "2026-03-20"}}),
+            ),
+            (
+                json!({"status": "closed", "approved_swppp": "2026-03-20 SW-9"}),
+                json!({"status": "closed", "swppp_approval": {"decision": "approved", "date": "2026-03-20", "reference": "SW-9"}}),
+            ),
+            (
+                json!({"approved_swppp": "SWPPP-2026-014"}),
+                json!({"swppp_approval": {"decision": "approved", "reference": "SWPPP-2026-014"}}),
+            ),
+            (
+                json!({"approved_swppp": "under review"}),
+                json!({"swppp_approval": {"decision": "pending"}}),
+            ),
+            (json!({"approved_swppp": "no"}), json!({})),
+            (
+                json!({"status": "demolished", "approved_swppp": "see the file"}),
+                json!({"status": "demolished", "approved_swppp": "see the file"}),
+            ),
+            // A typed approval beside the old text decides; the text is left as it is.
+            (
+                json!({"approved_swppp": "2026-01-01", "swppp_approval": {"decision": "denied"}}),
+                json!({"approved_swppp": "2026-01-01", "swppp_approval": {"decision": "denied"}}),
+            ),
+        ];
+        for (old, want) in cases {
+            let (next, notes) = migrate::upgrade_site(&site(old.clone()), &words);
+            assert_eq!(Value::Object(next.properties.clone()), want, "{old}");
+            let (again, more) = migrate::upgrade_site(&next, &words);
+            assert_eq!(again, next, "converting twice changes nothing: {old}");
+            let flagged = notes.iter().filter(|n| n.0 == migrate::FLAG).count();
+            assert_eq!(more.iter().filter(|n| n.0 == migrate::CONVERT).count(), 0);
+            assert_eq!(flagged, more.len(), "only flags repeat: {old}");
         }
     }
 }

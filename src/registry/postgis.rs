@@ -3,10 +3,12 @@
 //! serialized by row locks (`SELECT ... FOR UPDATE`), and a change stamp bumped by triggers.
 //! The client is synchronous; the server calls it off the async threads.
 
+use super::migrate::{self, RowWriter};
 use super::{
     apply_change, creation_changes, now_utc, today, AuditEntry, DisturbanceRecord, FieldChange,
     Registry, SiteRecord, TokenRecord, SITE_COLUMNS,
 };
+use crate::claims::Vocabulary;
 use crate::error::{Error, Result};
 use crate::record::{Inspection, RainfallDay};
 use geo_types::Geometry;
@@ -15,7 +17,12 @@ use postgres::{Client, NoTls, Transaction};
 use serde_json::{Map, Value};
 use std::sync::Mutex;
 
-const MIGRATIONS: &[(i64, &str)] = &[(1, include_str!("postgis_v1.sql"))];
+/// The schema, one migration per version, as in the GeoPackage; version 2 (the typed
+/// record) also converts the rows (`migrate::convert_rows`).
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("postgis_v1.sql")),
+    (2, include_str!("v2_typed_record.sql")),
+];
 
 pub struct PostGis {
     /// The URL without its password, for messages.
@@ -36,7 +43,9 @@ fn redact(url: &str) -> String {
 }
 
 impl PostGis {
-    pub fn open(url: &str) -> Result<PostGis> {
+    /// Connects and brings the schema and rows up to date; `words` convert the rows written
+    /// before the typed record.
+    pub fn open(url: &str, words: &Vocabulary) -> Result<PostGis> {
         let label = redact(url);
         let client = Client::connect(url, NoTls).map_err(|e| Error::Registry {
             store: label.clone(),
@@ -46,7 +55,7 @@ impl PostGis {
             label,
             client: Mutex::new(client),
         };
-        pg.migrate()?;
+        pg.migrate(words)?;
         Ok(pg)
     }
 
@@ -59,7 +68,7 @@ impl PostGis {
         }
     }
 
-    fn migrate(&self) -> Result<()> {
+    fn migrate(&self, words: &Vocabulary) -> Result<()> {
         self.write(|tx| {
             // Two servers starting together must not both apply a migration.
             tx.batch_execute(
@@ -75,6 +84,9 @@ impl PostGis {
                 .get(0);
             for (version, sql) in MIGRATIONS.iter().filter(|(v, _)| *v > done) {
                 tx.batch_execute(sql)?;
+                if *version == migrate::TYPED_RECORD_VERSION {
+                    migrate::convert_rows(&mut Rows(tx), words)?;
+                }
                 tx.execute(
                     "INSERT INTO outfall_migrations (version, applied_at) VALUES ($1, $2)",
                     &[version, &now_utc()],
@@ -323,6 +335,64 @@ fn date(table: &str, id: &str, text: &str) -> std::result::Result<chrono::NaiveD
     super::gpkg::parse_date(table, id, text).map_err(Fail::Core)
 }
 
+/// The migration's transaction, for the shared conversion step.
+struct Rows<'a, 'c>(&'a mut Transaction<'c>);
+
+/// A database error inside the conversion, as the core's error (the store's own label is
+/// added by `PostGis::write` only to `Fail::Db`).
+fn core(e: Fail) -> Error {
+    match e {
+        Fail::Db(e) => Error::Registry {
+            store: "PostGIS".into(),
+            reason: e
+                .as_db_error()
+                .map_or_else(|| e.to_string(), |d| d.message().to_string()),
+        },
+        Fail::Core(e) => e,
+    }
+}
+
+impl RowWriter for Rows<'_, '_> {
+    fn site_rows(&mut self) -> Result<Vec<SiteRecord>> {
+        let rows = self
+            .0
+            .query(&format!("{SITE_SELECT} ORDER BY fid FOR UPDATE"), &[])
+            .map_err(|e| core(e.into()))?;
+        rows.iter().map(|r| site_of(r).map_err(core)).collect()
+    }
+
+    fn rewrite(&mut self, site: &SiteRecord) -> Result<()> {
+        update_row(self.0, site).map_err(core)
+    }
+
+    fn note(&mut self, site_id: &str, action: &str, change: &FieldChange) -> Result<()> {
+        let changes = std::slice::from_ref(change);
+        audit(self.0, migrate::WHO, action, Some(site_id), changes).map_err(core)
+    }
+}
+
+/// Inserts a site from the file layers, converted to the typed record, with its audit rows.
+fn seed_site(
+    tx: &mut Transaction,
+    s: &SiteRecord,
+    words: &Vocabulary,
+) -> std::result::Result<(), Fail> {
+    let (typed, notes) = migrate::upgrade_site(s, words);
+    insert_site(tx, &typed)?;
+    let from = Value::String("the file layers".into());
+    audit(
+        tx,
+        "outfall",
+        "seed",
+        Some(&s.site_id),
+        &[("source".into(), Value::Null, from)],
+    )?;
+    for (action, change) in &notes {
+        Rows(tx).note(&s.site_id, action, change)?;
+    }
+    Ok(())
+}
+
 impl Registry for PostGis {
     fn describe(&self) -> String {
         self.label.clone()
@@ -346,18 +416,15 @@ impl Registry for PostGis {
         })
     }
 
-    fn seed(&self, sites: &[SiteRecord], disturbance: &[DisturbanceRecord]) -> Result<()> {
+    fn seed(
+        &self,
+        sites: &[SiteRecord],
+        disturbance: &[DisturbanceRecord],
+        words: &Vocabulary,
+    ) -> Result<()> {
         self.write(|tx| {
             for s in sites {
-                insert_site(tx, s)?;
-                let from = Value::String("the file layers".into());
-                audit(
-                    tx,
-                    "outfall",
-                    "seed",
-                    Some(&s.site_id),
-                    &[("source".into(), Value::Null, from)],
-                )?;
+                seed_site(tx, s, words)?;
             }
             for d in disturbance {
                 insert_disturbance(tx, d)?;
@@ -453,11 +520,12 @@ impl Registry for PostGis {
         id: &str,
         if_version: i64,
         change: &Map<String, Value>,
+        words: &Vocabulary,
         who: &str,
     ) -> Result<SiteRecord> {
         self.write(|tx| {
             let site = current(tx, id, if_version)?;
-            let (mut next, changes) = apply_change(&site, change)?;
+            let (mut next, changes) = apply_change(&site, change, words)?;
             if changes.is_empty() {
                 return Ok(site);
             }

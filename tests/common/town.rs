@@ -130,6 +130,9 @@ impl Town {
     }
 }
 
+/// One disturbance feature of a site: (phase, start, end, polygon GeoJSON).
+pub type Phase = (&'static str, &'static str, &'static str, String);
+
 /// One square phase of `acres` at (dx, dy), with dates ("" for none).
 pub fn phase(
     name: &'static str,
@@ -138,7 +141,7 @@ pub fn phase(
     dx: f64,
     dy: f64,
     acres: f64,
-) -> (&'static str, &'static str, &'static str, String) {
+) -> Phase {
     let s = side_m(acres);
     (name, start, end, rect(dx, dy, s, s))
 }

@@ -1,0 +1,121 @@
+//! Rows written before the typed site record, made typed: schema version 2 converts every
+//! existing row once, and seeding converts the file layers' rows the same way, so a registry
+//! holds codes and objects whatever wrote it. A value is converted only where
+//! `claims::read_claims` reads it with certainty; the rest keep their text and are flagged.
+//! Each converted or flagged field leaves an audit row by "migration" with the old value.
+
+use super::{FieldChange, SiteRecord};
+use crate::claims::{self, lookup, Stated, SwpppApproval, Vocabulary};
+use crate::error::Result;
+use serde_json::{json, Map, Value};
+
+/// The schema version whose step converts the rows (its SQL changes no table).
+pub(crate) const TYPED_RECORD_VERSION: i64 = 2;
+
+/// Who the audit names for a conversion.
+pub(crate) const WHO: &str = "migration";
+
+/// The audit's action: a field converted to its typed form, or kept and flagged.
+pub(crate) const CONVERT: &str = "convert";
+pub(crate) const FLAG: &str = "flag";
+
+/// One audit note: the action and the field's old and new value.
+pub(crate) type Note = (&'static str, FieldChange);
+
+/// The row in typed form, and a note per field converted or flagged; no notes when the row
+/// is typed already, so converting twice changes nothing.
+pub(crate) fn upgrade_site(site: &SiteRecord, words: &Vocabulary) -> (SiteRecord, Vec<Note>) {
+    let mut next = site.clone();
+    let mut notes = Vec::new();
+    if let Some(Value::String(word)) = site.properties.get("status") {
+        match lookup(&words.status, word) {
+            Some(code) if code == word => {}
+            Some(code) => {
+                let code = Value::String(code.to_string());
+                next.properties.insert("status".into(), code.clone());
+                notes.push((CONVERT, ("status".into(), json!(word), code)));
+            }
+            None => notes.push((FLAG, ("status".into(), json!(word), json!(word)))),
+        }
+    }
+    upgrade_approval(&mut next, words, &mut notes);
+    (next, notes)
+}
+
+/// The old `approved_swppp` text, when no typed approval was recorded beside it: a date, a
+/// date and a reference, a reference token or a decision word becomes `swppp_approval`.
+fn upgrade_approval(site: &mut SiteRecord, words: &Vocabulary, notes: &mut Vec<Note>) {
+    let p = &site.properties;
+    let typed = p.get("swppp_approval").is_some_and(Value::is_object)
+        || super::typed::FLAT_APPROVAL
+            .iter()
+            .any(|k| p.get(*k).and_then(crate::load::value_text).is_some());
+    let text = p.get("approved_swppp").and_then(crate::load::value_text);
+    let (Some(text), false) = (text, typed) else {
+        return;
+    };
+    let old = Value::String(text.clone());
+    let get = |k: &str| (k == "approved_swppp").then(|| old.clone());
+    match claims::read_claims(&get, words).approval {
+        Stated::Known(a) => {
+            let object = approval_json(&a);
+            site.properties.remove("approved_swppp");
+            site.properties
+                .insert("swppp_approval".into(), object.clone());
+            notes.push((CONVERT, ("approved_swppp".into(), old.clone(), Value::Null)));
+            notes.push((CONVERT, ("swppp_approval".into(), Value::Null, object)));
+        }
+        // A word that means "no approval" ("none", "no"): nothing is recorded.
+        Stated::NotRecorded => {
+            site.properties.remove("approved_swppp");
+            notes.push((CONVERT, ("approved_swppp".into(), old, Value::Null)));
+        }
+        Stated::Unreadable(_) => notes.push((FLAG, ("approved_swppp".into(), old.clone(), old))),
+    }
+}
+
+/// The approval as `PATCH` stores it: `{decision, date, reference, body}`, absent parts left
+/// out.
+fn approval_json(a: &SwpppApproval) -> Value {
+    let mut m = Map::new();
+    m.insert("decision".into(), json!(a.decision.as_str()));
+    if let Some(d) = a.date {
+        m.insert("date".into(), json!(d.to_string()));
+    }
+    if let Some(r) = &a.reference {
+        m.insert("reference".into(), json!(r));
+    }
+    if let Some(b) = a.body {
+        m.insert(
+            "body".into(),
+            serde_json::to_value(b).unwrap_or(Value::Null),
+        );
+    }
+    Value::Object(m)
+}
+
+/// A store's open transaction, as the conversion needs it.
+pub(crate) trait RowWriter {
+    /// Every site row, retired ones included.
+    fn site_rows(&mut self) -> Result<Vec<SiteRecord>>;
+    /// Writes a changed row in place (its version already bumped).
+    fn rewrite(&mut self, site: &SiteRecord) -> Result<()>;
+    /// One audit row by `WHO`.
+    fn note(&mut self, site_id: &str, action: &str, change: &FieldChange) -> Result<()>;
+}
+
+/// The step of `TYPED_RECORD_VERSION`, inside the migration's transaction: each row that
+/// changes is written one version up (an editor holding the old ETag must read it again).
+pub(crate) fn convert_rows(w: &mut dyn RowWriter, words: &Vocabulary) -> Result<()> {
+    for site in w.site_rows()? {
+        let (mut next, notes) = upgrade_site(&site, words);
+        if next.properties != site.properties {
+            next.version += 1;
+            w.rewrite(&next)?;
+        }
+        for (action, change) in &notes {
+            w.note(&site.site_id, action, change)?;
+        }
+    }
+    Ok(())
+}
