@@ -180,16 +180,16 @@ function claimFieldset(claim, onRemove) {
   if (claim.verified_on) on.value = claim.verified_on;
   const draw = () => {
     const ex = exemption(code.value);
-    hint.textContent = ex ? `Verified when the record shows ${ex.verified}.` : "";
+    hint.textContent = ex ? `“${ex.words}.” Verified when the record shows ${ex.verified}.` : "";
     evidence.replaceChildren(...evidenceInputs(code.value, claim.evidence));
   };
   code.addEventListener("change", draw);
   draw();
   const stated = claim.stated && !claim.code
     ? el("p", { class: "small warn", text: `Recorded as “${claim.stated}”, which names no clause: choose one.` }) : null;
-  fs.append(el("legend", { text: "Claimed exemption" }), stated, field("Clause", code), hint, evidence,
+  fs.append(...[el("legend", { text: "Claimed exemption" }), stated, field("Clause", code), hint, evidence,
     el("div", { class: "row wrap" }, field("Verified by", by), field("Verified on", on)),
-    el("button", { type: "button", "data-testid": "claim-remove", onclick: () => { fs.remove(); onRemove(); } }, "Remove this claim"));
+    el("button", { type: "button", "data-testid": "claim-remove", onclick: () => { fs.remove(); onRemove(); } }, "Remove this claim")].filter(Boolean));
   fs.claimValue = () => {
     const v = { code: code.value };
     for (const input of evidence.querySelectorAll("[data-evidence]")) {
@@ -254,8 +254,8 @@ async function siteTools(outfall, report, id) {
       await outfall.openSite(id);
     } else {
       const text = problem(r);
-      msg.textContent = text;
       if (form) formMessage(form, text);
+      else msg.textContent = text;
       outfall.lastEdit = { id, what, status: r.status, problem: text };
       if (r.status === 412) await outfall.openSite(id);
     }
@@ -264,8 +264,8 @@ async function siteTools(outfall, report, id) {
   const site = (report && report.site) || {};
   const role = outfall.officer && outfall.officer.role;
   if (role === "officer") {
-    box.append(...statusForm(site, save), ...approvalForm(site, save), ...exemptionForm(site, save),
-      ...landUseForm(site, save));
+    const forms = [statusForm, approvalForm, exemptionForm, landUseForm].flatMap((form) => form(site, save));
+    box.append(...forms.filter(Boolean));
   }
   if (role === "officer" || role === "inspector") {
     const date = el("input", { type: "date", "data-testid": "inspection-date", "aria-label": "Inspection date", required: "" });

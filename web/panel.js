@@ -209,7 +209,7 @@ function sourcedFact(label, v, source, key) {
 /** "approved 2026-03-20 · SWPPP-2026-014 · Stormwater Management Officer". */
 function approvalEl(a) {
   if (!a) return h("dd", { "data-testid": "fact-approval", "data-value": "null" }, "none recorded");
-  const parts = [a.date ? `on ${a.date}` : "no date recorded", a.reference, a.body ? `by the ${bodyWords(a.body)}` : null].filter(Boolean);
+  const parts = [a.date ? `on ${a.date}` : "(no date recorded)", a.reference, a.body ? `by the ${bodyWords(a.body)}` : null].filter(Boolean);
   return h("dd", { "data-testid": "fact-approval", "data-value": a.decision },
     h("span", { "data-testid": "approval-decision-text" }, a.decision), ` ${parts.join(" · ")}`,
     a.source && a.source !== "swppp_approval" ? h("span", { class: "small source" }, ` (read from ${a.source})`) : null);

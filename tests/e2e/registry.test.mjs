@@ -163,6 +163,46 @@ describe("officer edits in the viewer", { skip, timeout: 5 * TIMEOUT }, () => {
     await page.close();
   });
 
+  test("values no vocabulary knows are warnings, read as needs data, and the forms ask instead of guessing", async () => {
+    const page = await openViewer();
+    // The demo's record is clean, so S02's report is given the problems a town's old data has.
+    await page.route("**/sites/S02/report", async (route) => {
+      const res = await route.fetch();
+      const r = await res.json();
+      Object.assign(r.site, {
+        status: null, status_recorded: "in review", single_family: null, single_family_source: null,
+        swppp_approval: null, approved_swppp: false,
+        exemption_claims: [{ stated: "signage assignment", code: null, evidence: {}, verified_by: null, verified_on: null }],
+        record_problems: ["status 'in review' is not a word the status vocabulary knows", "exemptions 'signage assignment' names no (5) exemption"],
+      });
+      await route.fulfill({ response: res, json: r });
+    });
+    await page.fill('[data-testid="officer-token"]', token);
+    await page.click('[data-testid="officer-signin"]');
+    await page.waitForSelector('[data-testid="officer-who"]');
+    await page.evaluate(() => window.outfall.openSite("S02"));
+    const report = page.locator('[data-testid="report"]');
+    await report.locator('[data-testid="record-problems"]').waitFor();
+    assert.equal(await report.locator('[data-testid="record-problem"]').count(), 2);
+    assert.match(await report.locator('[data-testid="record-problems"]').textContent(), /status 'in review' is not a word/);
+    assert.match(await report.locator(".report-head .eyebrow").textContent(), /status “in review” \(not a known status\)/);
+    const sf = report.locator('[data-testid="fact-single_family"]');
+    assert.equal(await sf.getAttribute("data-value"), "null");
+    assert.equal((await sf.textContent()).trim(), "needs data");
+    assert.equal(await report.locator('[data-testid="fact-approval"]').getAttribute("data-value"), "null");
+    const claim = report.locator('[data-testid="exemption-claim"]');
+    assert.match(await claim.textContent(), /“signage assignment” \(names no clause of \(5\)\) — not verified by the officer/);
+    // The forms preselect nothing they would have to guess.
+    const tools = page.locator('[data-testid="officer-tools"][data-site="S02"]');
+    await tools.waitFor();
+    assert.equal(await tools.locator('[data-testid="officer-status"]').inputValue(), "");
+    assert.match(await tools.textContent(), /The record says “in review”, which is not a known status: choose one/);
+    assert.equal(await tools.locator('[data-testid="claim-code"]').inputValue(), "");
+    assert.match(await tools.textContent(), /Recorded as “signage assignment”, which names no clause: choose one/);
+    assert.equal(await tools.locator('[data-testid="approval-body"]').inputValue(), "");
+    await page.close();
+  });
+
   test("the officer records an approval, a status and an inspection; a planner sees the status", async () => {
     const before = await (await fetch(`${BASE}/sites/S05`)).json();
     assert.equal(before.version, 1);
