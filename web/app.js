@@ -9,6 +9,7 @@ import { PolygonDraw } from "./draw.js";
 import { linkFor, readLink, encodeCheck, decodeCheck } from "./permalink.js";
 import { mountInspections } from "./inspections.js";
 import { setupOfficer } from "./officer.js";
+import { codeWords } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -187,9 +188,9 @@ function markSelected() {
 
 function drawSites() {
   const sorted = sortSites(state.sites, $("sites-sort").value);
-  renderSites($("sites"), sorted, (s) => openSite(s.id, s.bbox), state.selectedId);
   const status = $("sites-status").value;
-  $("sites-count").textContent = `(${sorted.length}${status ? " " + status : ""})`;
+  renderSites($("sites"), sorted, (s) => openSite(s.id, s.bbox), state.selectedId, { showStatus: !status });
+  $("sites-count").textContent = `(${sorted.length}${status ? " " + codeWords(status) : ""})`;
 }
 
 // ---------------------------------------------------------------- reports
@@ -498,7 +499,9 @@ function tooltipFor(f) {
     if (p.phase != null && p.phase !== "") t += ` · phase ${p.phase}`;
     if (p.start) t += ` · ${p.start} → ${p.end || "open"}`;
   }
-  if (p.status) t += ` · ${p.status}`;
+  // The status read from the typed record (the /sites list), never the data's raw word.
+  const status = p.status_code ? codeWords(p.status_code) : risk && risk.status ? codeWords(risk.status) : "";
+  if (status) t += ` · ${status}`;
   return t;
 }
 

@@ -23,6 +23,13 @@ export const COLORS = {
   phases: ["#e6a100", "#d95f02", "#7570b3", "#1b9e77", "#a6761d", "#e7298a", "#66a61e", "#666666"],
 };
 
+/**
+ * The site's status code (planned, approved, under_construction, stabilized, closed,
+ * withdrawn) that the server serves as `status_code`; "" when not known, which styles as
+ * "other" (never as under construction). `status` stays the data's own word ("active").
+ */
+const STATUS_CODE = ["to-string", ["coalesce", ["get", "status_code"], ""]];
+
 /** Hatch patterns drawn in code (no sprite files). */
 function hatch(size, color, bg, width) {
   const data = new Uint8Array(size * size * 4);
@@ -169,11 +176,15 @@ function namedStreams(fc) {
   return [...by].map(([name, lines]) => ({ name, lines }));
 }
 
-/** One point per site (bbox centre of its disturbance / boundary), with status and name. */
+/**
+ * One point per site (bbox centre of its disturbance / boundary), with name, the data's own
+ * status word (`status`) and the status code the server read from the typed record
+ * (`status_code`, "" when not known), which the styles use.
+ */
 function sitePoints(data) {
   const by = new Map();
   const get = (id) => {
-    if (!by.has(id)) by.set(id, { feats: [], status: null, name: null, start: null, end: null, open: false });
+    if (!by.has(id)) by.set(id, { feats: [], status: null, status_code: null, name: null, start: null, end: null, open: false });
     return by.get(id);
   };
   for (const f of (data.disturbance && data.disturbance.features) || []) {
@@ -181,7 +192,7 @@ function sitePoints(data) {
     if (p.site_id == null || !f.geometry) continue;
     const e = get(String(p.site_id));
     e.feats.push(f);
-    if (p.status && !e.status) e.status = String(p.status);
+    if (p.status_code && !e.status_code) e.status_code = String(p.status_code);
     // Span of the site's phases, so the date filter can apply to the dot too.
     const st = p.start ? String(p.start) : "";
     const en = p.end ? String(p.end) : "";
@@ -195,6 +206,7 @@ function sitePoints(data) {
     const e = get(String(p.id));
     if (f.geometry && !e.feats.length) e.feats.push(f);
     if (p.status) e.status = String(p.status);
+    if ("status_code" in p) e.status_code = p.status_code == null ? null : String(p.status_code);
     e.name = nameOf(p) || e.name;
   }
   const features = [];
@@ -203,7 +215,7 @@ function sitePoints(data) {
     if (!b) continue;
     features.push({
       type: "Feature",
-      properties: { id, site_id: id, status: e.status || "active", name: e.name || "", start: e.start || "", end: e.open ? "" : e.end || "" },
+      properties: { id, site_id: id, status: e.status || "", status_code: e.status_code || "", name: e.name || "", start: e.start || "", end: e.open ? "" : e.end || "" },
       geometry: { type: "Point", coordinates: [(b[0] + b[2]) / 2, (b[1] + b[3]) / 2] },
     });
   }
@@ -325,19 +337,20 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
     });
   }
 
-  // --- Disturbance: colour by phase; active solid, planned faint + dashed, stabilized hatched ---
+  // --- Disturbance: colour by phase; under construction solid, planned / approved faint +
+  // dashed, stabilized hatched, any other status (closed, withdrawn, not known) pale ---
   let phases = [];
   if (data.disturbance) {
     phases = indexPhases(data.disturbance);
     src("disturbance", data.disturbance);
     sourceIds.push("disturbance");
-    const status = ["downcase", ["to-string", ["coalesce", ["get", "status"], "active"]]];
+    const status = STATUS_CODE;
     addLayer(map, "disturbance", {
       id: "disturbance-fill", type: "fill", source: "disturbance",
       filter: ["!=", status, "stabilized"],
       paint: {
         "fill-color": phaseColorExpr(),
-        "fill-opacity": ["match", status, "active", 0.55, "planned", 0.18, 0.3],
+        "fill-opacity": ["match", status, "under_construction", 0.55, ["planned", "approved"], 0.18, 0.3],
       },
     });
     addLayer(map, "disturbance", {
@@ -347,12 +360,12 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
     });
     addLayer(map, "disturbance", {
       id: "disturbance-line", type: "line", source: "disturbance",
-      filter: ["==", status, "active"],
+      filter: ["==", status, "under_construction"],
       paint: { "line-color": phaseColorExpr(), "line-width": 1.5 },
     });
     addLayer(map, "disturbance", {
       id: "disturbance-line-planned", type: "line", source: "disturbance",
-      filter: ["==", status, "planned"],
+      filter: ["match", status, ["planned", "approved"], true, false],
       paint: { "line-color": phaseColorExpr(), "line-width": 1.5, "line-dasharray": [2, 2] },
     });
     addLayer(map, "disturbance", {
@@ -369,7 +382,7 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
     data.sitePoints = sitePoints(data);
     src("site-points", data.sitePoints);
     sourceIds.push("site-points");
-    const st = ["downcase", ["to-string", ["coalesce", ["get", "status"], "active"]]];
+    const st = STATUS_CODE;
     const acres = ["to-number", ["coalesce", ["get", "peak_acres"], 0], 0];
     const size = (k) => ["*", k, ["interpolate", ["linear"], acres, 0, 4, 1, 5, 5, 8, 10, 11, 20, 14]];
     const radius = ["interpolate", ["linear"], ["zoom"], 9, size(0.8), 13, size(1.15)];
@@ -401,8 +414,8 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
       id: "site-points", type: "circle", source: "site-points", maxzoom: 13.5,
       paint: {
         "circle-radius": radius,
-        "circle-color": ["match", st, "active", "#d95f02", "planned", "#ffffff", "stabilized", "#1b7837", "#888888"],
-        "circle-stroke-color": ["case", ["==", ["get", "cond_a"], true], COLORS.impaired, ["match", st, "planned", "#7570b3", "#ffffff"]],
+        "circle-color": ["match", st, "under_construction", "#d95f02", ["planned", "approved"], "#ffffff", "stabilized", "#1b7837", "#888888"],
+        "circle-stroke-color": ["case", ["==", ["get", "cond_a"], true], COLORS.impaired, ["match", st, ["planned", "approved"], "#7570b3", "#ffffff"]],
         "circle-stroke-width": ["case", ["==", ["get", "cond_a"], true], 3.5, 2],
         "circle-opacity": fade,
         "circle-stroke-opacity": fade,

@@ -82,7 +82,9 @@ export function buildLegend(map, container, labels, phases = []) {
       const sub = document.createElement("div");
       sub.className = "legend-sub";
       sub.innerHTML =
-        '<span class="mini solid"></span>active <span class="mini faint"></span>planned <span class="mini hatched"></span>stabilized';
+        '<span class="mini solid"></span>under construction <span class="mini faint"></span>planned or approved ' +
+        '<span class="mini hatched"></span>stabilized <span class="mini other"></span>other or not known';
+      sub.setAttribute("data-testid", "legend-status");
       fs.appendChild(sub);
       const risk = document.createElement("div");
       risk.className = "legend-sub legend-risk";

@@ -1,10 +1,13 @@
 // The officer's tools in the viewer: sign in with an access token (kept in sessionStorage,
 // so it ends with the tab), then, in a site's report, change its status, record the SWPPP
-// approval and record an inspection. Every edit carries the site's version (If-Match): a
-// stale edit is refused (412) and the form says so instead of overwriting someone's change.
+// decision, the claimed (5) exemptions with their evidence, the land use, and record an
+// inspection. Every field is a pick list or a date of the site record's closed lists
+// (words.js); a refusal (422) is shown in the server's words next to its form. Every edit
+// carries the site's version (If-Match): a stale edit is refused (412) and the form says so
+// instead of overwriting someone's change.
+import { STATUS_CODES, codeWords, DECISIONS, BODIES, LAND_USES, EXEMPTIONS, EVIDENCE, exemption } from "./words.js";
 
 const KEY = "outfall.token";
-const STATUSES = ["planned", "approved", "under_construction", "stabilized", "closed", "withdrawn"];
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -35,7 +38,20 @@ function problem(r) {
   if (r.status === 412) return "Someone else changed this site since you opened it. The report is reloaded: check it and redo your change.";
   if (r.status === 401) return "Your token is not valid any more; sign in again.";
   if (r.status === 403) return "Your role may not make this change.";
-  return (r.json && r.json.detail) || `The server answered ${r.status}.`;
+  const detail = r.json && (r.json.detail || r.json.title);
+  if (r.status === 422) return `Not recorded: ${detail || "the server could not use this change"}.`.replace(/\.\.$/, ".");
+  if (detail) return detail;
+  return r.status >= 500 ? "The server could not record this change; try again later." : "The server refused this change.";
+}
+
+/** A form's own message line (after the form), so a refusal shows next to what caused it. */
+function formMessage(form, text) {
+  let p = form.nextElementSibling;
+  if (!p || !p.classList.contains("form-msg")) {
+    p = el("p", { class: "small form-msg problem", role: "alert", "data-testid": "form-msg" });
+    form.after(p);
+  }
+  p.textContent = text;
 }
 
 // The sign-in card at the top of the side panel.
@@ -73,6 +89,156 @@ function loginCard(outfall, onChange) {
   return card;
 }
 
+// --------------------------------------------------------------- form pieces
+
+/** A <select> of [value, words] pairs with `current` selected. */
+function pick(testid, label, options, current) {
+  return el("select", { "data-testid": testid, "aria-label": label },
+    ...options.map(([v, words]) => { const o = el("option", { value: v, text: words }); if (v === (current ?? "")) o.selected = true; return o; }));
+}
+
+/** A labelled field: the label above its control. */
+function field(label, control) {
+  return el("label", { class: "field small" }, el("span", { text: label }), control);
+}
+
+/** yes / no / not recorded for a true / false / null fact. */
+function triPick(testid, label, v) {
+  return pick(testid, label, [["", "not recorded"], ["true", "yes"], ["false", "no"]], v == null ? "" : String(v));
+}
+
+function triValue(select) {
+  return select.value === "" ? null : select.value === "true";
+}
+
+// --------------------------------------------------------------- the forms
+
+function statusForm(site, save) {
+  // No preselected guess when the record's status is not known: the officer must choose.
+  const unknown = site.status ? [] : [["", "choose a status…"]];
+  const status = pick("officer-status", "Status", [...unknown, ...STATUS_CODES.map((c) => [c, codeWords(c)])], site.status || "");
+  status.required = true;
+  const note = !site.status && site.status_recorded
+    ? el("p", { class: "small warn", text: `The record says “${site.status_recorded}”, which is not a known status: choose one.` }) : null;
+  return [el("h3", { text: "Status" }), note, el("form", { class: "row", onsubmit: (ev) => {
+    ev.preventDefault();
+    save({ status: status.value }, "Status", ev.target);
+  } }, status, el("button", { type: "submit", "data-testid": "officer-status-save" }, "Change status"))];
+}
+
+function approvalForm(site, save) {
+  const a = site.swppp_approval || {};
+  const decision = pick("approval-decision", "Decision", DECISIONS.map((d) => [d, d]), a.decision || "approved");
+  const date = el("input", { type: "date", "data-testid": "approval-date", "aria-label": "Decision date" });
+  if (a.date) date.value = a.date;
+  const ref = el("input", { type: "text", "data-testid": "approval-ref", placeholder: "e.g. SWPPP-2026-014", "aria-label": "Approval reference" });
+  if (a.reference) ref.value = a.reference;
+  const body = pick("approval-body", "Approving body", [["", "not recorded"], ...BODIES.map((b) => [b.code, b.words])], a.body || "");
+  // A decision is taken on a day; only a pending one has no date yet.
+  const dateNeeded = () => { date.required = decision.value !== "pending"; };
+  decision.addEventListener("change", dateNeeded);
+  dateNeeded();
+  return [el("h3", { text: "SWPPP approval" }), el("form", { class: "row wrap", "data-testid": "approval-form", onsubmit: (ev) => {
+    ev.preventDefault();
+    const v = { decision: decision.value };
+    if (date.value) v.date = date.value;
+    if (ref.value.trim()) v.reference = ref.value.trim();
+    if (body.value) v.body = body.value;
+    save({ swppp_approval: v }, "Approval", ev.target);
+  } }, field("Decision", decision), field("Date", date), field("Reference", ref), field("Approved by", body),
+    el("div", { class: "row" }, el("button", { type: "submit", "data-testid": "approval-save" }, "Record decision")))];
+}
+
+/** The evidence inputs the chosen clause names. */
+function evidenceInputs(code, evidence) {
+  const ex = exemption(code);
+  return (ex ? ex.evidence : []).map((k) => {
+    const e = EVIDENCE[k];
+    const v = evidence ? evidence[k] : null;
+    let input;
+    if (e.type === "date") {
+      input = el("input", { type: "date", "data-testid": `claim-${k}`, "data-evidence": k, "aria-label": e.words });
+      if (v) input.value = v;
+    } else {
+      input = triPick(`claim-${k}`, e.words, v);
+      input.dataset.evidence = k;
+    }
+    return field(e.words, input);
+  });
+}
+
+/** One claim's fieldset: the (5) clause, its evidence, and who verified it when. */
+function claimFieldset(claim, onRemove) {
+  const fs = el("fieldset", { class: "claim", "data-testid": "claim" });
+  const code = pick("claim-code", "Exemption", [["", "choose a clause…"], ...EXEMPTIONS.map((x) => [x.code, `(${x.code}) ${x.words}`])], claim.code || "");
+  code.required = true;
+  const evidence = el("div", { class: "claim-evidence" });
+  const hint = el("p", { class: "small" });
+  const by = el("input", { type: "text", "data-testid": "claim-verified-by", "aria-label": "Verified by", placeholder: "who confirmed the evidence" });
+  if (claim.verified_by) by.value = claim.verified_by;
+  const on = el("input", { type: "date", "data-testid": "claim-verified-on", "aria-label": "Verified on" });
+  if (claim.verified_on) on.value = claim.verified_on;
+  const draw = () => {
+    const ex = exemption(code.value);
+    hint.textContent = ex ? `“${ex.words}.” Verified when the record shows ${ex.verified}.` : "";
+    evidence.replaceChildren(...evidenceInputs(code.value, claim.evidence));
+  };
+  code.addEventListener("change", draw);
+  draw();
+  const stated = claim.stated && !claim.code
+    ? el("p", { class: "small warn", text: `Recorded as “${claim.stated}”, which names no clause: choose one.` }) : null;
+  fs.append(...[el("legend", { text: "Claimed exemption" }), stated, field("Clause", code), hint, evidence,
+    el("div", { class: "row wrap" }, field("Verified by", by), field("Verified on", on)),
+    el("button", { type: "button", "data-testid": "claim-remove", onclick: () => { fs.remove(); onRemove(); } }, "Remove this claim")].filter(Boolean));
+  fs.claimValue = () => {
+    const v = { code: code.value };
+    for (const input of evidence.querySelectorAll("[data-evidence]")) {
+      const k = input.dataset.evidence;
+      const x = input.tagName === "SELECT" ? triValue(input) : input.value || null;
+      if (x != null) v[k] = x;
+    }
+    if (by.value.trim()) v.verified_by = by.value.trim();
+    if (on.value) v.verified_on = on.value;
+    return v;
+  };
+  return fs;
+}
+
+function exemptionForm(site, save) {
+  const list = el("div", { class: "claims", "data-testid": "claims" });
+  const empty = el("p", { class: "small", text: "No exemption is claimed." });
+  const refresh = () => { empty.hidden = list.children.length > 0; };
+  const add = (claim) => { list.append(claimFieldset(claim, refresh)); refresh(); };
+  for (const c of site.exemption_claims || []) add(c);
+  refresh();
+  return [el("h3", { text: "Exemptions (5)" }), el("form", { "data-testid": "exemption-form", onsubmit: (ev) => {
+    ev.preventDefault();
+    save({ exemption_claims: [...list.children].map((fs) => fs.claimValue()) }, "Exemptions", ev.target);
+  } }, list, empty, el("div", { class: "row wrap" },
+    el("button", { type: "button", "data-testid": "claim-add", onclick: () => add({}) }, "Add a claim"),
+    el("button", { type: "submit", "data-testid": "exemption-save" }, "Record exemptions")))];
+}
+
+/** The land use the site record states (never the parcel-class fallback). */
+function recordedLandUse(site) {
+  const own = (src) => typeof src === "string" && src.startsWith("site record");
+  if (own(site.single_family_source) && site.single_family === true) return "single_family_residence";
+  if (own(site.agricultural_source) && site.agricultural === true) return "agricultural";
+  if (own(site.single_family_source) && own(site.agricultural_source) && site.single_family === false && site.agricultural === false) return "other";
+  return "";
+}
+
+function landUseForm(site, save) {
+  const use = pick("land-use", "Land use", [["", "not recorded"], ...LAND_USES.map((u) => [u.code, u.words])], recordedLandUse(site));
+  use.required = true;
+  const plan = triPick("common-plan", "Part of a larger common plan", site.common_plan);
+  return [el("h3", { text: "Land use" }), el("form", { class: "row wrap", "data-testid": "land-use-form", onsubmit: (ev) => {
+    ev.preventDefault();
+    save({ land_use: use.value, common_plan: triValue(plan) }, "Land use", ev.target);
+  } }, field("Land use", use), field("Part of a larger common plan of development or sale", plan),
+    el("div", { class: "row" }, el("button", { type: "submit", "data-testid": "land-use-save" }, "Record land use")))];
+}
+
 // The edit forms under a site's report.
 async function siteTools(outfall, report, id) {
   const box = el("div", { class: "officer-tools", "data-testid": "officer-tools", "data-site": id });
@@ -80,31 +246,26 @@ async function siteTools(outfall, report, id) {
   const read = await call("GET", `/sites/${encodeURIComponent(id)}`);
   if (read.status !== 200) return null;
   let etag = read.etag;
-  const done = async (r, what) => {
+  const done = async (r, what, form) => {
     if (r.status >= 200 && r.status < 300) {
       if (r.etag) etag = r.etag;
       msg.textContent = `${what} recorded.`;
       outfall.lastEdit = { id, what, status: r.status };
       await outfall.openSite(id);
     } else {
-      msg.textContent = problem(r);
+      const text = problem(r);
+      if (form) formMessage(form, text);
+      else msg.textContent = text;
+      outfall.lastEdit = { id, what, status: r.status, problem: text };
       if (r.status === 412) await outfall.openSite(id);
     }
   };
+  const save = async (change, what, form) => done(await call("PATCH", `/sites/${encodeURIComponent(id)}`, change, etag), what, form);
+  const site = (report && report.site) || {};
   const role = outfall.officer && outfall.officer.role;
   if (role === "officer") {
-    const status = el("select", { "data-testid": "officer-status", "aria-label": "Status" },
-      ...STATUSES.map((s) => { const o = el("option", { value: s, text: s }); if (s === read.json.properties.status) o.selected = true; return o; }));
-    box.append(el("h3", { text: "Status" }), el("form", { class: "row", onsubmit: async (ev) => {
-      ev.preventDefault();
-      done(await call("PATCH", `/sites/${encodeURIComponent(id)}`, { status: status.value }, etag), "Status");
-    } }, status, el("button", { type: "submit", "data-testid": "officer-status-save" }, "Change status")));
-    const date = el("input", { type: "date", "data-testid": "approval-date", "aria-label": "Approval date", required: "" });
-    const ref = el("input", { type: "text", "data-testid": "approval-ref", placeholder: "reference", "aria-label": "Approval reference" });
-    box.append(el("h3", { text: "Record approval" }), el("form", { class: "row wrap", onsubmit: async (ev) => {
-      ev.preventDefault();
-      done(await call("PATCH", `/sites/${encodeURIComponent(id)}`, { swppp_approval: { decision: "approved", date: date.value, reference: ref.value } }, etag), "Approval");
-    } }, date, ref, el("button", { type: "submit", "data-testid": "approval-save" }, "Record approval")));
+    const forms = [statusForm, approvalForm, exemptionForm, landUseForm].flatMap((form) => form(site, save));
+    box.append(...forms.filter(Boolean));
   }
   if (role === "officer" || role === "inspector") {
     const date = el("input", { type: "date", "data-testid": "inspection-date", "aria-label": "Inspection date", required: "" });

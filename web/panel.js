@@ -1,5 +1,6 @@
 // Side panel rendering: sites list, search results, report. DOM only, no map calls.
 import { exportLinks } from "./export.js";
+import { statusLabel, codeWords, bodyWords, exemption, EVIDENCE, triWords } from "./words.js";
 
 /** Tiny element helper: h("div", {class: "x", "data-testid": "y"}, child, "text"). */
 export function h(tag, attrs, ...children) {
@@ -127,7 +128,8 @@ export const BADGE_KEY =
   "A: drains to an impaired water or TMDL watershed · B: 5 acres or more · C: 1 to 5 acres · ✓ applies, – does not, ? needs data · >5 ac: over 5 acres disturbed at once";
 
 /** Render the list of sites (already sorted). onPick(site). */
-export function renderSites(ul, sites, onPick, selectedId) {
+/** opts.showStatus: add each site's status in words (the list is not filtered by status). */
+export function renderSites(ul, sites, onPick, selectedId, opts = {}) {
   ul.textContent = "";
   if (!sites.length) {
     ul.appendChild(h("li", { class: "empty" }, "No sites."));
@@ -144,7 +146,8 @@ export function renderSites(ul, sites, onPick, selectedId) {
         onclick: () => onPick(s),
       },
       h("span", { class: "site-name" }, s.name || s.id),
-      h("span", { class: "site-meta" }, h("span", { class: "site-id" }, String(s.id)), " · ", fmtAcres(s.total_acres), s.peak_acres != null ? ` (peak ${fmtAcres(s.peak_acres)})` : ""),
+      h("span", { class: "site-meta" }, h("span", { class: "site-id" }, String(s.id)), " · ", fmtAcres(s.total_acres), s.peak_acres != null ? ` (peak ${fmtAcres(s.peak_acres)})` : "",
+        opts.showStatus ? h("span", { class: "site-status", "data-testid": "site-status" }, ` · ${s.status ? codeWords(s.status) : "status not known"}`) : null),
       condBadges(s.conditions),
       s.address ? h("span", { class: "site-addr" }, s.address) : null,
       waters ? h("span", { class: "site-waters" }, "→ ", waters) : null,
@@ -188,6 +191,68 @@ export function renderSearchResults(ul, results, onPick) {
   }
 }
 
+/** Values of the site record no vocabulary knows: warnings, since the rules that need them
+ * answer "needs data". */
+function recordProblemsEl(problems) {
+  if (!Array.isArray(problems) || !problems.length) return null;
+  return h("div", { class: "banner record-problems", role: "note", "data-testid": "record-problems" },
+    h("strong", {}, "The site record has values no vocabulary knows:"),
+    h("ul", {}, problems.map((p) => h("li", { "data-testid": "record-problem" }, String(p)))));
+}
+
+/** A yes / no / needs data fact, with the source that decided it. */
+function sourcedFact(label, v, source, key) {
+  return [h("dt", {}, label), h("dd", { "data-testid": `fact-${key}`, "data-value": triState(v) }, triWords(v),
+    source ? h("span", { class: "small source" }, ` (${source})`) : null)];
+}
+
+/** "approved 2026-03-20 · SWPPP-2026-014 · Stormwater Management Officer". */
+function approvalEl(a) {
+  if (!a) return h("dd", { "data-testid": "fact-approval", "data-value": "null" }, "none recorded");
+  const parts = [a.date ? `on ${a.date}` : "(no date recorded)", a.reference, a.body ? `by the ${bodyWords(a.body)}` : null].filter(Boolean);
+  return h("dd", { "data-testid": "fact-approval", "data-value": a.decision },
+    h("span", { "data-testid": "approval-decision-text" }, a.decision), ` ${parts.join(" · ")}`,
+    a.source && a.source !== "swppp_approval" ? h("span", { class: "small source" }, ` (read from ${a.source})`) : null);
+}
+
+/** One claimed exemption: its clause in the law's words, its evidence, and who verified it. */
+function claimEl(c) {
+  const ex = exemption(c.code);
+  const head = ex ? `(5)(${ex.code}) ${ex.words}` : `“${c.stated}” (names no clause of (5))`;
+  const evidence = (ex ? ex.evidence : []).map((k) => {
+    const v = c.evidence ? c.evidence[k] : null;
+    const shown = EVIDENCE[k].type === "date" ? (v || "needs data") : triWords(v);
+    return h("li", { "data-evidence": k }, `${EVIDENCE[k].words}: ${shown}`);
+  });
+  const verified = c.verified_by || c.verified_on
+    ? `verified${c.verified_by ? ` by ${c.verified_by}` : ""}${c.verified_on ? ` on ${c.verified_on}` : ""}`
+    : "not verified by the officer";
+  return h("li", { "data-testid": "exemption-claim", "data-code": c.code || "", "data-verified": String(Boolean(c.verified_by || c.verified_on)) },
+    h("span", {}, head), " ", h("span", { class: "small" }, `— ${verified}`),
+    evidence.length ? h("ul", { class: "small" }, evidence) : null);
+}
+
+/** The site facts list: land use with its source, plan, approval, exemptions, parcels. */
+function siteFacts(site) {
+  const facts = [];
+  if (site.status || site.status_recorded) {
+    facts.push(h("dt", {}, "Status"), h("dd", { "data-testid": "fact-status", "data-value": site.status || "null" }, statusLabel(site.status, site.status_recorded) || "needs data",
+      site.status && site.status_recorded && site.status_recorded !== site.status && site.status_recorded !== codeWords(site.status)
+        ? h("span", { class: "small source" }, ` (recorded as “${site.status_recorded}”)`) : null));
+  }
+  if (site.kind !== "drawn" || site.single_family != null) facts.push(...sourcedFact("Single-family residence", site.single_family, site.single_family_source, "single_family"));
+  if (site.kind !== "drawn" || site.agricultural != null) facts.push(...sourcedFact("Agricultural", site.agricultural, site.agricultural_source, "agricultural"));
+  if (site.kind !== "drawn" || site.common_plan != null) {
+    facts.push(...sourcedFact("Part of a common plan", site.common_plan, site.common_plan_acres != null ? `${site.common_plan_acres} ac plan` : null, "common_plan"));
+  }
+  if (site.kind !== "drawn" || site.swppp_approval) facts.push(h("dt", {}, "SWPPP decision"), approvalEl(site.swppp_approval));
+  const claims = Array.isArray(site.exemption_claims) ? site.exemption_claims : [];
+  if (claims.length) facts.push(h("dt", {}, "Exemptions claimed"), h("dd", {}, h("ul", { class: "claims", "data-testid": "exemption-claims" }, claims.map(claimEl))));
+  else if (Array.isArray(site.exemptions) && site.exemptions.length) facts.push(h("dt", {}, "Exemptions"), h("dd", {}, site.exemptions.join(", ")));
+  if (Array.isArray(site.parcel_ids) && site.parcel_ids.length) facts.push(h("dt", {}, "Parcels"), h("dd", {}, site.parcel_ids.join(", ")));
+  return facts;
+}
+
 /**
  * Render a report (contract "Report JSON").
  * ctx: {source: "site"|"parcel"|"check", onZoom, onPrint, printUrl}
@@ -203,12 +268,14 @@ export function renderReport(container, report, ctx = {}) {
   const title = site.name || site.address || site.id || kindLabel;
   container.appendChild(
     h("header", { class: "report-head" },
-      h("p", { class: "eyebrow" }, kindLabel, site.id ? ` · ${site.id}` : "", site.status ? ` · ${site.status}` : ""),
+      h("p", { class: "eyebrow" }, kindLabel, site.id ? ` · ${site.id}` : "", statusLabel(site.status, site.status_recorded) ? ` · ${statusLabel(site.status, site.status_recorded)}` : ""),
       h("h2", { id: "report-title", "data-testid": "report-title" }, title),
       site.address && site.address !== title ? h("p", { class: "addr" }, site.address) : null,
       site.applicant ? h("p", { class: "addr" }, `Applicant: ${site.applicant}`) : null,
     ),
   );
+  const recordProblems = recordProblemsEl(site.record_problems);
+  if (recordProblems) container.appendChild(recordProblems);
   // Only a definite false: a null jurisdiction is shown on its row as "Needs data".
   if (conds.in_jurisdiction === false) {
     container.appendChild(h("p", { class: "banner outside", role: "note", "data-testid": "outside-banner" },
@@ -367,17 +434,10 @@ export function renderReport(container, report, ctx = {}) {
         nameOf(t.via) ? h("span", { class: "small via" }, ` · enters via ${nameOf(t.via)}`) : null)))));
   }
 
-  // 6. Site facts and data provenance.
-  const facts = [];
-  const flag = (label, v) => { if (v != null) facts.push(h("dt", {}, label), h("dd", {}, yesNo(v))); };
-  flag("Single-family residence", site.single_family);
-  flag("Agricultural", site.agricultural);
-  flag("Part of a common plan", site.common_plan);
-  flag("Approved SWPPP", site.approved_swppp);
-  if (Array.isArray(site.exemptions) && site.exemptions.length) facts.push(h("dt", {}, "Exemptions"), h("dd", {}, site.exemptions.join(", ")));
-  if (Array.isArray(site.parcel_ids) && site.parcel_ids.length) facts.push(h("dt", {}, "Parcels"), h("dd", {}, site.parcel_ids.join(", ")));
+  // 6. Site facts (the typed record) and data provenance.
+  const facts = siteFacts(site);
   if (facts.length) {
-    container.appendChild(h("details", { class: "facts" }, h("summary", {}, "Site facts"), h("dl", { class: "kv" }, facts)));
+    container.appendChild(h("details", { class: "facts", "data-testid": "site-facts" }, h("summary", {}, "Site facts"), h("dl", { class: "kv" }, facts)));
   }
   const layers = report.data && Array.isArray(report.data.layers) ? report.data.layers : [];
   const problems = report.data && Array.isArray(report.data.problems) ? report.data.problems : [];

@@ -208,7 +208,9 @@ pub async fn collection(
 }
 
 /// Properties served for a feature: the source attributes plus what Outfall worked out
-/// (a reach's impairment, a disturbance polygon's site status).
+/// (a reach's impairment, a disturbance polygon's site status). Sites and disturbance carry
+/// `status_code`, the site's status from the closed list (under_construction, ...) read from
+/// its typed record, or null; the source's own `status` word ("active") stays as it is.
 pub(super) fn served_properties(st: &AppState, layer: &Layer, index: usize) -> Map<String, Value> {
     let mut props = layer.features[index].properties.to_map();
     props.extend(derived_properties(st, layer, index));
@@ -247,6 +249,7 @@ pub(super) fn derived_properties(st: &AppState, layer: &Layer, index: usize) -> 
         Role::Sites => {
             // What the review found, so a client of the sites collection needs no second call.
             if let Some(r) = st.reports.get(&f.id) {
+                props.insert("status_code".into(), json!(r.site.status));
                 props.insert("total_acres".into(), json!(r.disturbance.total_acres));
                 props.insert("peak_acres".into(), json!(r.disturbance.peak_acres));
                 props.insert("peak_date".into(), json!(r.disturbance.peak_date));
@@ -290,11 +293,11 @@ pub(super) fn derived_properties(st: &AppState, layer: &Layer, index: usize) -> 
                 .site_field
                 .as_deref()
                 .and_then(|s| f.properties.text(s));
-            if let Some(status) = site
-                .and_then(|s| st.reports.get(&s))
-                .and_then(|r| r.site.status.clone())
-            {
-                props.insert("status".into(), Value::String(status));
+            if let Some(r) = site.and_then(|s| st.reports.get(&s)) {
+                if let Some(status) = r.site.status.clone() {
+                    props.insert("status".into(), Value::String(status));
+                }
+                props.insert("status_code".into(), json!(r.site.status));
             }
         }
         _ => {}

@@ -121,6 +121,35 @@ describe("map for planners", { skip, timeout: 8 * TIMEOUT }, () => {
     assert.match(ph, /<svg/);
   });
 
+  test("the map styles sites on the status code the server read from the typed record", async () => {
+    const page = await open();
+    const sites = (await getJSON("/sites")).sites;
+    // The served features keep the data's word in `status` and add `status_code`.
+    const served = await getJSON("/collections/sites/items?limit=1000");
+    for (const f of served.features) {
+      const s = sites.find((x) => String(x.id) === String(f.properties.site_id ?? f.id));
+      if (!s) continue;
+      assert.equal(f.properties.status_code, s.status, `site ${s.id} status_code`);
+    }
+    assert.ok(served.features.some((f) => f.properties.status === "active" && f.properties.status_code === "under_construction"),
+      "the demo's word \"active\" is served as under_construction");
+    const dist = await getJSON("/collections/disturbance/items?limit=1000");
+    assert.ok(dist.features.length && dist.features.every((f) => "status_code" in f.properties), "disturbance carries status_code");
+    // The dots and the disturbance layers read status_code.
+    const { points, filters } = await page.evaluate(() => ({
+      points: window.outfall.state.layers.data.sitePoints.features.map((f) => [f.properties.id, f.properties.status_code]),
+      filters: ["disturbance-line", "disturbance-line-planned", "disturbance-stabilized"].map((id) => JSON.stringify(window.outfall.map.getFilter(id))),
+    }));
+    for (const [id, code] of points) {
+      const s = sites.find((x) => String(x.id) === String(id));
+      if (s) assert.equal(code, s.status ?? "", `dot ${id}`);
+    }
+    for (const f of filters) assert.match(f, /status_code/);
+    assert.match(filters[0], /under_construction/);
+    assert.deepEqual(await page.evaluate(() => window.outfall.mapErrors), [], "no map (style) errors");
+    await page.close();
+  });
+
   test("sites show their risk on the map, in the hover and in the legend", async () => {
     const page = await open();
     const sites = (await getJSON("/sites")).sites;
@@ -151,7 +180,11 @@ describe("map for planners", { skip, timeout: 8 * TIMEOUT }, () => {
     const text = await tip.textContent();
     assert.match(text, /ac at once/);
     assert.match(text, /Condition/);
+    // The status in the hover is the typed code in words, never the data's word.
+    if (big.status) assert.ok(text.includes(big.status.replace(/_/g, " ")), `hover names the status: ${text}`);
+    assert.doesNotMatch(text, /\bactive\b/);
     const legend = await page.locator('[data-testid="legend"]').textContent();
+    assert.match(await page.locator('[data-testid="legend-status"]').textContent(), /under construction.*planned or approved.*stabilized/);
     assert.match(legend, /over 5 acres disturbed at once/);
     assert.match(legend, /Condition B/);
     assert.match(legend, /303\(d\) category 5/);

@@ -29,7 +29,8 @@ describe("web viewer", { skip, timeout: 5 * TIMEOUT }, () => {
   before(async () => {
     config = await getJSON("/config");
     collections = new Set(((await getJSON("/collections")).collections || []).map((c) => String(c.id)));
-    activeSites = (await getJSON("/sites?status=active")).sites || [];
+    // The demo's "active" sites: the status code under_construction (the data's word stays "active").
+    activeSites = (await getJSON("/sites?status=under_construction")).sites || [];
     ({ context, close } = await launchBrowser("outfall-e2e-", { width: 1280, height: 800 }));
     page = context.pages()[0] || (await context.newPage());
     page.setDefaultTimeout(TIMEOUT);
@@ -105,11 +106,16 @@ describe("web viewer", { skip, timeout: 5 * TIMEOUT }, () => {
     assert.ok(distinct > 3, `map canvas shows features (${distinct} distinct colours sampled)`);
   });
 
-  test("the active sites list shows the demo's active sites", async () => {
+  test("the sites list shows the demo's sites under construction, counted in words", async () => {
+    assert.ok(activeSites.length > 0, "the demo's \"active\" sites are under construction");
+    assert.equal(await page.inputValue('[data-testid="sites-status"]'), "under_construction");
+    const options = await page.locator('[data-testid="sites-status"] option').evaluateAll((els) => els.map((e) => e.value));
+    assert.deepEqual(options, ["under_construction", "planned", "approved", "stabilized", "closed", "withdrawn", ""]);
     const items = page.locator('[data-testid="sites-list"] [data-testid="site-item"]');
     if (activeSites.length) await items.first().waitFor();
     const ids = await items.evaluateAll((els) => els.map((e) => e.getAttribute("data-site-id")));
     assert.deepEqual([...ids].sort(), activeSites.map((s) => String(s.id)).sort());
+    assert.equal((await page.textContent('[data-testid="sites-count"]')).trim(), `(${activeSites.length} under construction)`);
     // Sorting by acres puts the largest first.
     await page.selectOption('[data-testid="sites-sort"]', "acres");
     const first = await items.first().getAttribute("data-site-id").catch(() => null);
@@ -146,6 +152,22 @@ describe("web viewer", { skip, timeout: 5 * TIMEOUT }, () => {
         const words = { true: "Yes", false: "No", null: "Needs data" }[want];
         assert.equal((await row.locator(`[data-testid="condition-${k}-value"]`).textContent()).trim(), words, `site ${id} condition ${k} text`);
       }
+      // The typed record: status in words, the SWPPP decision, claims, problems as warnings.
+      const st = expectedReport.site;
+      if (st.status) assert.match(await report.locator(".report-head .eyebrow").textContent(), new RegExp(`· ${st.status.replace(/_/g, " ")}$`), `site ${id} status in words`);
+      assert.equal(await report.locator('[data-testid="fact-status"]').getAttribute("data-value"), st.status, `site ${id} status fact`);
+      assert.equal(await report.locator('[data-testid="fact-approval"]').getAttribute("data-value"), st.swppp_approval ? st.swppp_approval.decision : "null", `site ${id} approval`);
+      if (st.swppp_approval && st.swppp_approval.date) {
+        assert.match(await report.locator('[data-testid="fact-approval"]').textContent(), new RegExp(st.swppp_approval.date), `site ${id} approval date`);
+      }
+      for (const k of ["single_family", "agricultural", "common_plan"]) {
+        const dd = report.locator(`[data-testid="fact-${k}"]`);
+        assert.equal(await dd.getAttribute("data-value"), String(st[k] ?? null), `site ${id} ${k}`);
+        assert.match(await dd.textContent(), { true: /^yes/, false: /^no/, null: /^needs data/ }[String(st[k] ?? null)], `site ${id} ${k} words`);
+        if (st[`${k}_source`]) assert.ok((await dd.textContent()).includes(st[`${k}_source`]), `site ${id} ${k} source`);
+      }
+      assert.equal(await report.locator('[data-testid="exemption-claim"]').count(), (st.exemption_claims || []).length, `site ${id} claims`);
+      assert.equal(await report.locator('[data-testid="record-problem"]').count(), (st.record_problems || []).length, `site ${id} record problems`);
       const outside = expectedReport.conditions.in_jurisdiction === false;
       assert.equal(await report.locator('[data-testid="outside-banner"]').count(), outside ? 1 : 0, `site ${id} outside-the-Town banner`);
       // Every finding (reason + clause) is shown.
