@@ -130,9 +130,6 @@ impl Town {
     }
 }
 
-/// One disturbance feature of a site: (phase, start, end, polygon GeoJSON).
-pub type Phase = (&'static str, &'static str, &'static str, String);
-
 /// One square phase of `acres` at (dx, dy), with dates ("" for none).
 pub fn phase(
     name: &'static str,
