@@ -29,6 +29,72 @@ struct Expected {
     swppp_full: Option<bool>,
     preparer: Option<bool>,
     inspections: Option<bool>,
+    /// The five-acre limit's peak at one time before the approval date, when the cell gives it.
+    before_approval: Option<f64>,
+    status: Option<String>,
+    status_recorded: Option<String>,
+    approval: Option<Approval>,
+    active_without_approval: Option<bool>,
+    /// (fact, value, source): "single_family", "agricultural".
+    land_use: Vec<(String, Option<bool>, Option<String>)>,
+    /// (letter, verdict) of each claimed exemption.
+    claims: Vec<(char, Option<bool>)>,
+}
+
+#[derive(Debug, PartialEq)]
+struct Approval {
+    decision: String,
+    date: Option<String>,
+    reference: Option<String>,
+    body: Option<String>,
+    source: String,
+}
+
+/// "approved 2026-03-20 ref SWPPP-2026-009 by officer from swppp_approval", or "none".
+fn approval(cell: &str) -> Option<Approval> {
+    if cell == "none" {
+        return None;
+    }
+    let (head, source) = cell.split_once(" from ").expect("approval source");
+    let w: Vec<&str> = head.split_whitespace().collect();
+    assert_eq!((w[2], w[4]), ("ref", "by"), "{cell}");
+    let opt = |s: &str| (s != "-" && s != "undated").then(|| s.to_string());
+    Some(Approval {
+        decision: w[0].to_string(),
+        date: opt(w[1]),
+        reference: opt(w[3]),
+        body: opt(w[5]),
+        source: source.to_string(),
+    })
+}
+
+/// "single_family=no (site record: land_use); agricultural=no (parcel class 449)".
+fn land_use(cell: &str) -> Vec<(String, Option<bool>, Option<String>)> {
+    cell.split("; ")
+        .map(|part| {
+            let (fact, rest) = part.split_once('=').expect("fact=value");
+            let (value, source) = rest.split_once(" (").expect("(source)");
+            let source = source.trim_end_matches(')');
+            (
+                fact.to_string(),
+                tri(value),
+                (source != "no source").then(|| source.to_string()),
+            )
+        })
+        .collect()
+}
+
+/// "(c) null; (k) null", or "none".
+fn claims(cell: &str) -> Vec<(char, Option<bool>)> {
+    if cell == "none" {
+        return vec![];
+    }
+    cell.split("; ")
+        .map(|part| {
+            let letter = part.chars().nth(1).expect("(letter)");
+            (letter, tri(&part[4..]))
+        })
+        .collect()
 }
 
 /// "yes", "no" or "null" as the cell's first word.
@@ -49,7 +115,7 @@ fn expected_rows() -> Vec<Expected> {
         .filter(|l| l.starts_with("| S"))
         .map(|l| {
             let c: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
-            assert_eq!(c.len(), 20, "20 columns in {l}");
+            assert_eq!(c.len(), 25, "25 columns in {l}");
             let entry: Vec<&str> = c[12].split_whitespace().collect();
             let fi = c[14];
             Expected {
@@ -82,6 +148,20 @@ fn expected_rows() -> Vec<Expected> {
                 swppp_full: tri(c[17]),
                 preparer: tri(c[18]),
                 inspections: tri(c[19]),
+                before_approval: c[11]
+                    .split_once(" (")
+                    .filter(|(_, rest)| rest.contains("before the approval"))
+                    .map(|(_, rest)| rest.split_whitespace().next().unwrap().parse().unwrap()),
+                status: (c[20] != "not recorded")
+                    .then(|| c[20].split_whitespace().next().unwrap().to_string()),
+                status_recorded: match c[20].split_once(" (recorded '") {
+                    Some((_, w)) => Some(w.trim_end_matches("')").to_string()),
+                    None => (c[20] != "not recorded").then(|| c[20].to_string()),
+                },
+                approval: approval(c[21]),
+                active_without_approval: tri(c[22]),
+                land_use: land_use(c[23]),
+                claims: claims(c[24]),
             }
         })
         .collect()
@@ -185,6 +265,95 @@ fn every_demo_site_matches_the_documented_results() {
             e.inspections,
             "{ctx} inspections"
         );
+        // The typed site record: the status code and the word recorded, the SWPPP decision
+        // and where it was read, and the finding on work under way without an approval.
+        assert_eq!(r.site.status, e.status, "{ctx} status code");
+        assert_eq!(
+            r.site.status_recorded, e.status_recorded,
+            "{ctx} status as recorded"
+        );
+        let got = r.site.swppp_approval.as_ref().map(|a| Approval {
+            decision: a.decision.as_str().to_string(),
+            date: a.date.map(|d| d.to_string()),
+            reference: a.reference.clone(),
+            body: a
+                .body
+                .map(|b| serde_json::to_value(b).unwrap().as_str().unwrap().to_string()),
+            source: a.source.clone(),
+        });
+        assert_eq!(got, e.approval, "{ctx} SWPPP approval");
+        assert_eq!(
+            r.site.approved_swppp,
+            e.approval.as_ref().is_some_and(|a| a.decision == "approved"),
+            "{ctx} approved_swppp"
+        );
+        assert_eq!(
+            met(&r, RuleId::ActiveWithoutApproval),
+            e.active_without_approval,
+            "{ctx} active without approval: {}",
+            why(RuleId::ActiveWithoutApproval)
+        );
+        let limit = r
+            .findings
+            .iter()
+            .find(|f| f.rule == RuleId::FiveAcreLimit)
+            .unwrap();
+        match e.before_approval {
+            Some(want) => {
+                let got = limit.facts["before_approval_acres"].as_f64().unwrap();
+                assert!(
+                    (got - want).abs() < 0.005,
+                    "{ctx} before approval {got} vs {want}"
+                );
+            }
+            None => assert!(
+                limit.met != Some(true) || limit.facts["before_approval_acres"].is_null(),
+                "{ctx} the limit is exceeded before an approval the table does not show"
+            ),
+        }
+        // Condition C's exclusion: the value and the source that decided it (the site
+        // record first, the parcel class only when the record is silent), also among the
+        // finding's sources.
+        let c_sources = &r
+            .findings
+            .iter()
+            .find(|f| f.rule == RuleId::ConditionC)
+            .unwrap()
+            .sources;
+        for (fact, value, source) in &e.land_use {
+            let (got, got_source) = match fact.as_str() {
+                "single_family" => (r.site.single_family, &r.site.single_family_source),
+                "agricultural" => (r.site.agricultural, &r.site.agricultural_source),
+                other => panic!("{ctx}: unknown land-use fact {other}"),
+            };
+            assert_eq!(
+                (got, got_source),
+                (*value, source),
+                "{ctx} {fact} and its source"
+            );
+            if let Some(s) = source {
+                assert!(c_sources.contains(s), "{ctx} C sources {c_sources:?}");
+            }
+        }
+        // Each claimed exemption by its (5) letter, and the verdict on it in the finding.
+        let letters: Vec<Option<char>> = r.site.exemption_claims.iter().map(|x| x.code).collect();
+        let want: Vec<Option<char>> = e.claims.iter().map(|x| Some(x.0)).collect();
+        assert_eq!(letters, want, "{ctx} exemption claims");
+        let ex = r
+            .findings
+            .iter()
+            .find(|f| f.rule == RuleId::Exemption)
+            .unwrap();
+        for (letter, verdict) in &e.claims {
+            let words = outfall::law::exemptions::code(*letter).unwrap().words;
+            let verb = match verdict {
+                Some(true) => "applies:",
+                Some(false) => "does not apply:",
+                None => "is claimed, unverified:",
+            };
+            let label = format!("(5)({letter}) \"{words}\" {verb}");
+            assert!(ex.reason.contains(&label), "{ctx}: {label} in {}", ex.reason);
+        }
         // A null finding always names what is missing.
         for f in &r.findings {
             assert_eq!(

@@ -29,7 +29,7 @@ import json
 import math
 import os
 import random
-from datetime import date
+from datetime import date, timedelta
 
 import shapefile  # pyshp
 from pyproj import CRS, Geod, Transformer
@@ -53,8 +53,13 @@ ND = 7  # decimals of lon/lat in the output
 LDA_ACRES = 1.0
 COND_B_ACRES = 5.0
 MAX_AT_ONCE = 5.0
+MAINTENANCE_MAX_ACRES = 5.0          # (5)(c) "disturb less than five acres"
+EFFECTIVE_DATE = date(2008, 2, 19)   # (5)(e)/(f) "on or before the effective date of this law"
 SEARCH_RADIUS_M = 1000.0
 COND_A_DOWNSTREAM_M = 1609.344
+TMDL_STORMWATER_SOURCE = True    # the TMDL's sources list stormwater (None would leave the TMDL prong null)
+SINGLE_FAMILY_CLASSES = ["210"]   # [rules] single_family_classes: the parcel-class fallback
+AGRICULTURAL_CLASSES = ["1"]      # [rules] agricultural_classes
 # Optional site columns (written only when recorded for a site).
 OPTIONAL_COLUMNS = ["common_plan_acres", "new_structures", "maintains_original", "landing_or_haul_road",
                     "repair_deemed_necessary", "plat_approved", "building_permit_approved"]
@@ -248,77 +253,95 @@ TOWN = [(-76.128, 43.119), (-76.205, 43.115), (-76.222, 43.126), (-76.238, 43.13
 # --------------------------------------------------------------------------------------------
 ROW = 33.0
 SITES = [
-    dict(id="S01", name="Route 31 retail pad", status="active", road="State Route 31", hn=4610,
+    dict(id="S01", name="Route 31 retail pad", status="under_construction", road="State Route 31", hn=4610,
          applicant="Clay Retail Partners LLC (fictitious)", center=(-76.1790, 43.1660), rot=8,
-         lots=[(300, 420, "330"), (260, 420, "330")], nbr="commercial", approved_swppp="2026-03-20",
+         lots=[(300, 420, "330"), (260, 420, "330")], nbr="commercial", land_use="commercial",
+         swppp_approval=dict(decision="approved", date="2026-03-20", reference="SWPPP-2026-009", body="officer"),
          phases=[("1", [[(40, 93), (470, 93), (470, 153), (640, 153), (640, 283), (470, 283),
                          (470, 433), (40, 433)]], "2026-04-15", "2026-10-31")]),
     dict(id="S02", name="Single-family home, Henry Clay Blvd", status="active", road="Henry Clay Blvd",
          hn=7421, applicant="private owner (fictitious)", center=(-76.2040, 43.1590), rot=-75,
-         lots=[(330, 560, "210")], nbr="residential", single_family=True,
+         lots=[(330, 560, "210")], nbr="residential", land_use="single family residence",
          phases=[("1", [[(60, 113), (290, 113), (290, 416), (60, 416)]], "2026-05-15", "2026-12-15")]),
-    dict(id="S03", name="Caughdenoy Meadows subdivision (phased)", status="active", road="Caughdenoy Rd",
+    dict(id="S03", name="Caughdenoy Meadows subdivision (phased)", status="under_construction", road="Caughdenoy Rd",
          hn=8850, applicant="Caughdenoy Meadows Development LLC (fictitious)", center=(-76.1560, 43.2050),
-         rot=80, lots=[(900, 700, "311")], nbr="rural", common_plan=True, approved_swppp="SWPPP-2026-014",
+         rot=80, lots=[(900, 700, "311")], nbr="rural", common_plan=True, single_family=False, agricultural=False,
+         swppp_approval=dict(decision="approved", date="2026-03-25", reference="SWPPP-2026-014",
+                             body="planning_board"),
          phases=[("1", [[(30, 63), (430, 63), (430, 390), (30, 390)]], "2026-04-01", "2026-08-31"),
                  ("2", [[(450, 63), (870, 63), (870, 250), (450, 250)]], "2026-08-15", "2026-12-31"),
                  ("3", [[(450, 273), (870, 273), (870, 533), (450, 533)]], "2027-01-01", "2027-06-30")]),
-    dict(id="S04", name="Taft Road distribution center", status="active", road="Taft Rd", hn=5120,
+    dict(id="S04", name="Taft Road distribution center", status="under_construction", road="Taft Rd", hn=5120,
          applicant="Northern Logistics Park LLC (fictitious)", center=(-76.1480, 43.1250), rot=-4,
          lots=[(700, 800, "449"), (500, 800, "340")], nbr="commercial",
+         # approved after phase 2 began: 8.5 ac were disturbed at one time before the approval
+         swppp_approval=dict(decision="approved", date="2026-09-15", reference="SWPPP-2026-022",
+                             body="planning_board"),
          phases=[("1", [[(40, 73), (540, 73), (540, 474), (40, 474)]], "2026-05-01", "2026-12-31"),
                  ("2", [[(600, 73), (1100, 73), (1100, 413), (600, 413)]], "2026-09-01", "2027-05-31")]),
-    dict(id="S05", name="Soule Road residences", status="active", road="Soule Rd", hn=4302,
+    dict(id="S05", name="Soule Road residences", status="under_construction", road="Soule Rd", hn=4302,
          applicant="Soule Road Residences LLC (fictitious)", center=(-76.2260, 43.1480), rot=15,
-         lots=[(700, 500, "311")], nbr="residential", approved_swppp="2026-03-02",
+         lots=[(700, 500, "311")], nbr="residential", land_use="multi-family",
+         swppp_approval=dict(decision="approved", date="2026-03-02", reference="SWPPP-2026-006",
+                             body="planning_board"),
          phases=[("1", [[(40, 73), (440, 73), (440, 353), (40, 353)]], "2026-04-01", "2026-09-30"),
                  ("2", [[(300, 133), (620, 133), (620, 453), (300, 453)]], "2026-08-01", "2027-03-31"),
                  ("2B", [[(200, 233), (500, 233), (500, 453), (200, 453)]], "2026-10-01", "2027-03-31")]),
     dict(id="S06", name="Buckley Road self-storage", status="active", road="Buckley Rd", hn=7900,
          applicant="Buckley Storage Partners LLC (fictitious)", center=(-76.1700, 43.1380), rot=88,
-         lots=[(400, 450, "330")], nbr="commercial", approved_swppp="SWPPP-2026-031",
+         lots=[(400, 450, "330")], nbr="commercial",
+         swppp_approval=dict(decision="approved", date="2026-05-12", reference="SWPPP-2026-031", body="officer"),
          outfall=(-76.1586, 43.1278),
          phases=[("1", [[(40, 73), (360, 73), (360, 423), (40, 423)]], "2026-06-01", "2026-11-30")]),
-    dict(id="S07", name="Farm barn and lane, Wetzel Rd", status="active", road="Wetzel Rd", hn=3975,
+    dict(id="S07", name="Farm barn and lane, Wetzel Rd", status="under_construction", road="Wetzel Rd", hn=3975,
          applicant="Hollow Oak Farm (fictitious)", center=(-76.1450, 43.1620), rot=-20,
-         lots=[(1300, 1100, "105")], nbr="rural", agricultural=True, exemptions="agriculture",
-         new_structures=True,  # a new barn: not "agricultural activity" (§230-20 D(6))
+         lots=[(1300, 1100, "105")], nbr="rural", land_use="agricultural",
+         # a new barn: not "agricultural activity" (§230-20 D(6))
+         exemption_claims=[dict(code="agricultural activity", new_structures=True)],
          phases=[("1", [[(500, 533), (620, 533), (620, 43), (680, 43), (680, 533), (800, 533),
                          (800, 833), (500, 833)]], "2026-04-15", "2026-10-31")]),
-    dict(id="S08", name="Stonegate lot 7 (part of Stonegate subdivision)", status="active",
+    dict(id="S08", name="Stonegate lot 7 (part of Stonegate subdivision)", status="under_construction",
          road="Verplank Rd", hn=4217, applicant="Stonegate Builders Inc. (fictitious)",
          center=(-76.2380, 43.1860), rot=5, lots=[(150, 260, "311")], nbr="subdivision",
-         common_plan=True, approved_swppp="2026-04-10",  # common_plan_acres deliberately not recorded
+         common_plan=True, single_family=False, agricultural=False,  # common_plan_acres deliberately not recorded
+         swppp_approval=dict(decision="approved", date="2026-04-10", reference="SWPPP-2026-019", body="officer"),
          phases=[("1", [[(15, 53), (135, 53), (135, 271), (15, 271)]], "2026-05-01", "2026-09-30")]),
     dict(id="S09", name="Henry Clay Blvd parking lot expansion", status="stabilized",
          road="Henry Clay Blvd", hn=3810, applicant="Liverpool Auto Care (fictitious)",
          center=(-76.1840, 43.1210), rot=-70, lots=[(180, 200, "484")], nbr="commercial",
+         single_family=False, agricultural=False,
          phases=[("1", [[(20, 53), (160, 53), (160, 193), (20, 193)]], "2026-03-01", "2026-06-30")]),
-    dict(id="S10", name="Moyers Corners retail (Oswego Rd)", status="active", road="Oswego Rd", hn=7655,
+    dict(id="S10", name="Moyers Corners retail (Oswego Rd)", status="under_construction", road="Oswego Rd", hn=7655,
          applicant="Moyers Corners Commons LLC (fictitious)", center=(-76.2330, 43.1730), rot=-35,
-         lots=[(350, 400, "330")], nbr="commercial", approved_swppp="SWPPP-2026-047",
+         lots=[(350, 400, "330")], nbr="commercial", single_family=False, agricultural=False,
+         approved_swppp="SWPPP-2026-047",  # the legacy text column: a reference alone, no date
          phases=[("1", [[(30, 63), (320, 63), (320, 378), (30, 378)]], "2026-07-01", "2027-04-30")]),
     dict(id="S11", name="Oswego Rd townhouses (planned)", status="planned", road="Oswego Rd", hn=8520,
          applicant="Three Rivers Homes LLC (fictitious)", center=(-76.2560, 43.1830), rot=-40,
-         lots=[(400, 600, "311"), (400, 600, "311")], nbr="residential", phases=[]),
+         lots=[(400, 600, "311"), (400, 600, "311")], nbr="residential", single_family=False, agricultural=False,
+         phases=[]),
     # S12: storm sewer discharging INTO Onondaga Lake (northern end, W01, 0702-0003); the site itself
     # is in southern Clay, about 1.8 km from the shore (the outfall pipe is illustrative).
-    dict(id="S12", name="Morgan Rd flex building (storm outfall to Onondaga Lake)", status="active",
+    dict(id="S12", name="Morgan Rd flex building (storm outfall to Onondaga Lake)", status="under_construction",
          road="Morgan Rd", hn=4180, applicant="Morgan Road Flex LLC (fictitious)",
          center=(-76.2120, 43.1250), rot=30, lots=[(420, 380, "449")], nbr="commercial",
          outfall=(-76.2200, 43.1050),
+         swppp_approval=dict(decision="denied", date="2026-06-05", reference="SWPPP-2026-040", body="officer"),
          phases=[("1", [[(30, 63), (390, 63), (390, 373), (30, 373)]], "2026-06-15", "2026-11-30")]),
     # S13: just east of the town line (Town of Cicero): Clay's local law does not apply.
-    dict(id="S13", name="Brewerton Rd car wash (Town of Cicero, outside Clay)", status="active",
+    dict(id="S13", name="Brewerton Rd car wash (Town of Cicero, outside Clay)", status="under_construction",
          road="Brewerton Rd", hn=6020, applicant="North Star Car Wash LLC (fictitious)",
          center=(-76.1264, 43.1500), rot=0, lots=[(330, 380, "330")], nbr="commercial",
+         single_family=False, agricultural=False,
          phases=[("1", [[(20, 53), (310, 53), (310, 393), (20, 393)]], "2026-05-01", "2026-09-30")]),
-    # S14: routine-maintenance exemption claimed, but whether the work keeps the original line and
-    # grade / hydraulic capacity / purpose (maintains_original) is not recorded.
-    dict(id="S14", name="Drainage ditch regrading, Gaskin Rd business park", status="active",
+    # S14: routine maintenance (5)(c) claimed, but whether the work keeps the original line and grade /
+    # hydraulic capacity / purpose (maintains_original) is not recorded; landscaping (5)(k) claimed too,
+    # without the officer's finding that it is "in connection with an existing structure".
+    dict(id="S14", name="Drainage ditch regrading, Gaskin Rd business park", status="under_construction",
          road="Gaskin Rd", hn=3650, applicant="Gaskin Road Business Park owners' association (fictitious)",
          center=(-76.1920, 43.1380), rot=0, lots=[(850, 200, "449")], nbr="rural",
-         exemptions="routine maintenance",
+         single_family=False, agricultural=False,
+         exemption_claims=[dict(code="routine maintenance"), dict(code="k")],
          phases=[("1", [[(15, 148), (755, 148), (755, 48), (835, 48), (835, 228), (15, 228)]],
                   "2026-07-15", "2026-09-15")]),
 ]
@@ -526,7 +549,7 @@ def main():
     tmdl = round_poly(Polygon(TMDL))
     write_json("tmdl_watersheds.geojson", fc([poly_feature({
         "tmdl_id": "ONONDAGA-LAKE-P-2012", "name": "Onondaga Lake phosphorus TMDL (2012)",
-        "pollutant": "phosphorus", "stormwater_source": True,
+        "pollutant": "phosphorus", "stormwater_source": TMDL_STORMWATER_SOURCE,
         "note": "hand-drawn simplified part of the watershed near southern Clay; EPA approved 2012-06-29",
         "source": "NYSDEC web page 'Onondaga Lake Phosphorus TMDL', http://www.dec.ny.gov/chemical/67594.html"},
         tmdl)]))
@@ -586,6 +609,10 @@ def main():
         w.poly([[list(c) for c in cw.exterior.coords]])
         w.record(p["id"], p["address"], p["cls"], round(p["acres"], 3))
     w.close()
+    # pyshp stamps the .dbf header with today's date; a fixed date keeps the output deterministic.
+    with open(os.path.join(OUT, "parcels.dbf"), "r+b") as fh:
+        fh.seek(1)
+        fh.write(bytes([2026 - 1900, 11, 30]))
     with open(os.path.join(OUT, "parcels.prj"), "w") as fh:
         fh.write(CRS.from_epsg(2261).to_wkt(WktVersion.WKT1_ESRI))
     with open(os.path.join(OUT, "parcels.cpg"), "w") as fh:
@@ -605,13 +632,23 @@ def main():
         outfall = site.get("outfall")
         props = {
             "site_id": site["id"], "name": site["name"], "status": site["status"],
-            "address": sp[0]["address"], "applicant": site["applicant"],
-            "single_family": site.get("single_family", False), "agricultural": site.get("agricultural", False),
-            "common_plan": site.get("common_plan", False)}
-        # approved_swppp is TEXT (an approval date or reference); omitted when there is none.
+            "address": sp[0]["address"], "applicant": site["applicant"]}
+        # Land use: the typed `land_use` word, or the older yes/no flags, or neither (then the parcel
+        # class decides Condition C's exclusion).
+        if "land_use" in site:
+            props["land_use"] = site["land_use"]
+        for k in ("single_family", "agricultural"):
+            if k in site:
+                props[k] = site[k]
+        props["common_plan"] = site.get("common_plan", False)
+        # The typed approval {decision, date, reference, body}; S10 keeps the older text column
+        # `approved_swppp` (a reference alone). Omitted when no decision is recorded.
+        if site.get("swppp_approval"):
+            props["swppp_approval"] = dict(site["swppp_approval"])
         if site.get("approved_swppp"):
             props["approved_swppp"] = site["approved_swppp"]
-        props.update({"exemptions": site.get("exemptions", ""), "parcel_ids": ";".join(p["id"] for p in sp),
+        props.update({"exemption_claims": [dict(c) for c in site.get("exemption_claims", [])],
+                      "parcel_ids": ";".join(p["id"] for p in sp),
                       "outfall": f"{outfall[0]},{outfall[1]}" if outfall else ""})
         for k in OPTIONAL_COLUMNS:  # omitted when not recorded
             if k in site:
@@ -627,7 +664,7 @@ def main():
             dist_feats.append(poly_feature({"dist_id": did, "site_id": site["id"], "phase": ph,
                                             "start": start, "end": end}, g))
             phases.append((ph, g, date.fromisoformat(start), date.fromisoformat(end)))
-        results.append(evaluate(site, site_ll, parcels_ll, phases, ctx))
+        results.append(evaluate(site, site_ll, parcels_ll, [p["cls"] for p in sp], phases, ctx))
         check_site_placement(site, site_ll, results[-1], ctx)
     write_json("sites.geojson", fc(site_feats))
     write_json("disturbance.geojson", fc(dist_feats))
@@ -725,7 +762,7 @@ def nearest_water(geom_utm, ctx):
     return d, ("flowline" if kind == 0 else "waterbody"), wid
 
 
-def evaluate(site, site_ll, parcels_ll, phases, ctx):
+def evaluate(site, site_ll, parcels_ll, classes, phases, ctx):
     res = {"id": site["id"], "name": site["name"], "site": site}
     reaches, rid, by_start = ctx["reaches"], ctx["rid"], ctx["by_start"]
     wb_by_id = {w["id"]: w for w in ctx["wbs"]}
@@ -735,12 +772,7 @@ def evaluate(site, site_ll, parcels_ll, phases, ctx):
         res["total"] = geod_acres(footprint)
         res["sum_phases"] = sum(geod_acres(g) for _, g, _, _ in phases)
         res["outside"] = geod_acres(footprint.difference(parcels_ll))
-        best, best_d = -1.0, None
-        for d in sorted({s for _, _, s, _ in phases} | {e for _, _, _, e in phases}):
-            act = [g for _, g, s, e in phases if s <= d <= e]
-            a = geod_acres(unary_union(act)) if act else 0.0
-            if a > best + 1e-9:
-                best, best_d = a, d
+        best, best_d = peak_at_one_time(phases)
         res["peak"], res["peak_date"] = best, best_d.isoformat()
         res["phase_acres"] = [(ph, geod_acres(g), s.isoformat(), e.isoformat()) for ph, g, s, e in phases]
     else:
@@ -748,8 +780,8 @@ def evaluate(site, site_ll, parcels_ll, phases, ctx):
         res.update(total=0.0, sum_phases=0.0, outside=0.0, peak=0.0, peak_date="", phase_acres=[])
     fu = to_utm(footprint)
 
-    # ---- jurisdiction
-    res["jurisdiction"] = footprint.intersects(ctx["town"])
+    # ---- jurisdiction: the interiors overlap (a site sharing only an edge or a corner is outside)
+    res["jurisdiction"] = footprint.relate_pattern(ctx["town"], "T********")
     res["outside_town_m"] = 0.0 if res["jurisdiction"] else fu.distance(to_utm(ctx["town"]))
 
     # ---- nearest waters to the footprint (for information)
@@ -838,25 +870,265 @@ def evaluate(site, site_ll, parcels_ll, phases, ctx):
                 res["tmdl_hit"] = (f"in {label} (the first receiving water), which lies in the watershed" if kind == "wb"
                                    else f"via {label} at {d:.0f} m, which runs in the watershed")
                 break
-    res["ptmdl"] = True if res["tmdl_hit"] else (False if known else None)
+    if res["tmdl_hit"] and TMDL_STORMWATER_SOURCE is not False:
+        # "a TMDL designated watershed for which pollutants in stormwater have been identified as a source"
+        res["ptmdl"] = True if TMDL_STORMWATER_SOURCE else None
+    else:
+        res["ptmdl"] = False if known else None
     res["water"] = or3(res["p303"], res["ptmdl"])
 
+    # ---- the site record, typed
+    res["status_code"], res["status_word"] = read_status(site)
+    res["approval"] = read_approval(site)
+    res["land"] = land_statement(site, classes)
+
     # ---- rules
-    cp = site.get("common_plan", False)
-    res["lda"] = None if not phases else (res["total"] >= LDA_ACRES or (cp and res["total"] > 0))
-    res["acres_bc"] = site["common_plan_acres"] if cp and site.get("common_plan_acres") is not None else res["total"]
-    res["B"] = and3(res["lda"], res["acres_bc"] >= COND_B_ACRES)
-    excluded = site.get("single_family", False) or site.get("agricultural", False)
-    res["C"] = and3(res["lda"], LDA_ACRES <= res["acres_bc"] < COND_B_ACRES and not excluded)
-    res["exemption"], res["exemption_why"] = exemption(site, res["total"])
+    recorded = bool(phases)
+    outside = not res["jurisdiction"]
+    total = res["total"]
+    cp = site.get("common_plan", False)  # written for every site (False unless set); None = not recorded
+    if not recorded:
+        res["lda"] = None
+    elif total >= LDA_ACRES or (cp is True and total > 0):
+        res["lda"] = True
+    elif cp is None and total > 0:
+        res["lda"] = None  # below 1 ac: whether it is part of a larger common plan decides
+    else:
+        res["lda"] = False
+    plan_used = cp is True and site.get("common_plan_acres") is not None
+    res["acres_bc"] = site["common_plan_acres"] if plan_used else total
+    acres_known = recorded or plan_used
+    if outside:
+        res["B"] = False
+    else:
+        res["B"] = and3(res["lda"], res["acres_bc"] >= COND_B_ACRES) if acres_known else None
+    sf, ag = res["land"]["single_family"][0], res["land"]["agricultural"][0]
+    if outside:
+        res["C"] = False
+    elif not acres_known:
+        res["C"] = None
+    elif not (LDA_ACRES <= res["acres_bc"] < COND_B_ACRES):
+        res["C"] = False
+    else:
+        # "exclusive of the construction of single family residences and construction activities at
+        # agricultural properties": excluded when either is stated, undetermined when neither is known.
+        res["C"] = and3(res["lda"], None if or3(sf, ag) is None else not or3(sf, ag))
+    res["exemption"], res["exemption_why"], res["claims"] = exemption(site, total, recorded, ag)
     res["swppp_required"] = and3(res["jurisdiction"], and3(res["lda"], res["exemption"] is not True))
-    approved = bool(str(site.get("approved_swppp", "") or "").strip())
-    res["limit"] = False if res["peak"] <= MAX_AT_ONCE else and3(res["swppp_required"], not approved)
-    res["A"] = and3(res["lda"], res["water"])
+    res["limit"], res["before_approval"] = five_acre_limit(res, phases)
+    res["A"] = False if outside else and3(res["lda"], res["water"])
     res["full"] = and3(res["swppp_required"], or3(res["A"], or3(res["B"], res["C"])))
     res["preparer"] = and3(res["swppp_required"], res["A"])
     res["inspections"] = res["full"]
+    res["active_without_approval"] = active_without_approval(res)
     return res
+
+
+def peak_at_one_time(phases):
+    """(acres, earliest date) of the largest union of the phases whose [start, end] covers a date."""
+    best, best_d = -1.0, None
+    for d in sorted({s for _, _, s, _ in phases} | {e for _, _, _, e in phases}):
+        act = [g for _, g, s, e in phases if s <= d <= e]
+        a = geod_acres(unary_union(act)) if act else 0.0
+        if a > best + 1e-9:
+            best, best_d = a, d
+    return max(best, 0.0), best_d
+
+
+def five_acre_limit(res, phases):
+    """(7)(b)[1][d] "not more than five (5) acres shall be disturbed at any one time unless pursuant to an
+    approved SWPPP" -> (tri-state, peak before the approval date or None)."""
+    if not phases:
+        return None, None
+    if res["peak"] <= MAX_AT_ONCE + 1e-9:
+        return False, None
+    if res["swppp_required"] is False:
+        return False, None
+    ap = res["approval"]
+    if ap is not None and ap["decision"] == "approved":
+        if ap["date"] is None:
+            return None, None  # approved, but from when is not known
+        day = date.fromisoformat(ap["date"])
+        # Disturbance on the days before the approval was not "pursuant to an approved SWPPP".
+        before = [(ph, g, s, min(e, day - timedelta(days=1))) for ph, g, s, e in phases if s < day]
+        acres = peak_at_one_time(before)[0] if before else 0.0
+        return acres > MAX_AT_ONCE + 1e-9, acres
+    if ap is not None and ap["decision"] == "unreadable":
+        return None, None
+    # No decision recorded, or denied / pending / withdrawn: nothing is approved.
+    return and3(res["swppp_required"], True), None
+
+
+def active_without_approval(res):
+    """(4)(d), (7)(a): under construction, a SWPPP required, no approved SWPPP recorded."""
+    code = res["status_code"]
+    if code is None or code == "unreadable":
+        return None
+    if code != "under_construction":
+        return False
+    ap = res["approval"]
+    if ap is not None and ap["decision"] == "unreadable":
+        return None
+    if ap is not None and ap["decision"] == "approved":
+        return False
+    return res["swppp_required"]
+
+
+# The site record's words (docs/site-record.md), read whole after lower-casing and turning each run of
+# punctuation into one space. Only the words this demo uses, and the ones the documentation names.
+STATUS_WORDS = {"planned": "planned", "approved": "approved", "under construction": "under_construction",
+                "under_construction": "under_construction", "active": "under_construction",
+                "in progress": "under_construction", "stabilized": "stabilized", "closed": "closed",
+                "withdrawn": "withdrawn"}
+DECISIONS = ["approved", "denied", "pending", "withdrawn"]
+LAND_USE_WORDS = {"single family residence": "single_family_residence", "single family": "single_family_residence",
+                  "agricultural": "agricultural", "farm": "agricultural", "commercial": "other",
+                  "multi family": "other", "industrial": "other", "other": "other"}
+EXEMPTION_WORDS = {"agricultural activity": "a", "agriculture": "a", "silviculture": "b",
+                   "routine maintenance": "c", "repair": "d", "approved plat": "e", "building permit": "f",
+                   "cemetery graves": "g", "fence": "h", "emergency": "i", "home gardening": "j",
+                   "landscaping": "k"}
+# (5)(d), (g)-(k): the Stormwater Management Officer's finding each clause needs.
+OFFICER_FINDINGS = {"d": "repair_deemed_necessary", "g": "activity_only", "h": "activity_only",
+                    "i": "immediately_necessary", "j": "personal_use", "k": "existing_structure"}
+
+
+def normalize(word):
+    out, gap = [], False
+    for ch in str(word).strip().lower():
+        if ch.isalnum() or ch == "_":
+            if gap and out:
+                out.append(" ")
+            out.append(ch)
+            gap = False
+        else:
+            gap = True
+    return "".join(out)
+
+
+def read_status(site):
+    """(code, word as recorded): code None when not recorded, "unreadable" for an unknown word."""
+    word = site.get("status")
+    if not word:
+        return None, None
+    return STATUS_WORDS.get(normalize(word), "unreadable"), word
+
+
+def read_approval(site):
+    """The SWPPP decision: {decision, date, reference, body, source}, or None when none is recorded.
+    The older `approved_swppp` text ("the approval's date or reference") is an approval only when it is
+    a date (optionally followed by a reference) or a single reference token with a digit in it."""
+    a = site.get("swppp_approval")
+    if a:
+        assert a["decision"] in DECISIONS
+        return dict(decision=a["decision"], date=a.get("date"), reference=a.get("reference"),
+                    body=a.get("body"), source="swppp_approval")
+    t = (site.get("approved_swppp") or "").strip()
+    if not t:
+        return None
+    src = f"approved_swppp text '{t}'"
+    head, _, rest = t.partition(" ")
+    try:
+        date.fromisoformat(head)
+        return dict(decision="approved", date=head, reference=rest.strip() or None, body=None, source=src)
+    except ValueError:
+        pass
+    if normalize(t) in DECISIONS:
+        return dict(decision=normalize(t), date=None, reference=None, body=None, source=src)
+    if " " not in t and any(c.isdigit() for c in t) and any(c.isalpha() for c in t):
+        return dict(decision="approved", date=None, reference=t, body=None, source=src)
+    return dict(decision="unreadable", date=None, reference=t, body=None, source=src)
+
+
+def land_statement(site, classes):
+    """Condition C's exclusion and the (5)(a) farm: {"single_family": (tri, source), "agricultural": ...}.
+    The site record decides (`land_use`, else the older flags); the parcel class only when it is silent."""
+    if "land_use" in site:
+        code = LAND_USE_WORDS[normalize(site["land_use"])]
+        src = "site record: land_use"
+        return {"single_family": (code == "single_family_residence", src),
+                "agricultural": (code == "agricultural", src)}
+
+    def by_class(prefixes):
+        if not classes:
+            return None, None
+        hits = [any(c.startswith(p) for p in prefixes) for c in classes]
+        shown = classes[0] if all(hits) else classes[hits.index(False)]
+        return all(hits), f"parcel class {shown}"
+    out = {}
+    for key, prefixes in (("single_family", SINGLE_FAMILY_CLASSES), ("agricultural", AGRICULTURAL_CLASSES)):
+        out[key] = (site[key], f"site record: {key}") if key in site else by_class(prefixes)
+    return out
+
+
+def claim_code(text):
+    """The (5) letter a claim names: the letter in any written form ("k", "(k)", "5k", "(5)(k)") or a phrase."""
+    n = normalize(text)
+    bare = n.removeprefix("230 20 d ")
+    bare = bare.removeprefix("5 ") if bare.startswith("5 ") else bare.removeprefix("5")
+    if len(bare) == 1:
+        return bare if bare in "abcdefghijk" else None
+    return EXEMPTION_WORDS.get(n)
+
+
+def check_claim(claim, total, recorded, farm):
+    """One claimed exemption against its clause -> (letter, tri-state, why)."""
+    code = claim_code(claim["code"])
+    if code is None:
+        return None, None, f"'{claim['code']}' names none of the exemptions (5)(a)-(k)"
+    if code == "a":
+        ns = claim.get("new_structures")
+        v = and3(None if ns is None else not ns, farm)
+        if ns:
+            why = ("(5)(a) does not apply: new_structures = true, and 'Agricultural Activity' (6) excludes "
+                   "the construction of new structures")
+        elif farm is False:
+            why = "(5)(a) does not apply: the site is not an active farm"
+        elif ns is None:
+            why = "(5)(a) unverified: new_structures not recorded"
+        elif farm is None:
+            why = "(5)(a) unverified: whether the site is an active farm is not recorded"
+        else:
+            why = "(5)(a): an active farm's work with no new structures"
+    elif code == "b":
+        lhr = claim.get("landing_or_haul_road")
+        v = None if lhr is None else not lhr
+        why = f"(5)(b): landing areas or log haul roads {fmt_opt(lhr)}"
+    elif code == "c":
+        mo = claim.get("maintains_original")
+        if not recorded:
+            v, why = None, "(5)(c) unverified: no disturbance recorded"
+        elif total >= MAINTENANCE_MAX_ACRES:
+            v, why = False, f"(5)(c) needs less than 5 ac disturbed ({total:.3f} ac)"
+        else:
+            v = mo
+            why = ("(5)(c) unverified: maintains_original not recorded (the original line and grade, hydraulic "
+                   "capacity or original purpose)" if mo is None else
+                   f"(5)(c): {total:.3f} ac, maintains the original line and grade, capacity or purpose: {fmt_opt(mo)}")
+    elif code in "ef":
+        field = "plat_approved" if code == "e" else "building_permit_approved"
+        d = claim.get(field)
+        v = None if d is None else date.fromisoformat(d) <= EFFECTIVE_DATE
+        why = f"({code}): {field} {d or 'not recorded'}, effective date {EFFECTIVE_DATE}"
+    else:
+        field = OFFICER_FINDINGS[code]
+        v = claim.get(field)
+        why = (f"({code}) unverified: the Stormwater Management Officer's finding {field} is not recorded"
+               if v is None else f"({code}): the officer's finding {field} = {fmt_opt(v)}")
+    return code, v, why
+
+
+def exemption(site, total, recorded, farm):
+    """(5): yes when a claim is verified, no when every claim is refuted, null otherwise (an unverified
+    claim changes no requirement) -> (tri-state, why, [(letter, tri-state)])."""
+    claims = site.get("exemption_claims", [])
+    if not claims:
+        return False, "", []
+    checks = [check_claim(c, total, recorded, farm) for c in claims]
+    vals = [v for _, v, _ in checks]
+    v = True if True in vals else (False if all(x is False for x in vals) else None)
+    why = "; ".join(f"{c['code']}: {w}" for c, (_, _, w) in zip(claims, checks))
+    return v, why, [(code, val) for code, val, _ in checks]
 
 
 def check_site_placement(site, site_ll, res, ctx):
@@ -872,42 +1144,9 @@ def check_site_placement(site, site_ll, res, ctx):
         assert 100.0 <= to_utm(site_ll).distance(to_utm(town)) <= 400.0
         assert min(res["nearest_flow_m"], res["nearest_wb_m"]) <= SEARCH_RADIUS_M
     elif site["id"] == "S14":
-        assert town.contains(site_ll) and "maintains_original" not in site
-
-
-def exemption(site, total):
-    """§230-20 D(5) claim in `exemptions` -> (tri-state, why). Only codes (a) and (c) are used here."""
-    claim = (site.get("exemptions") or "").strip()
-    if not claim:
-        return False, ""
-    low = claim.lower()
-    if "agricultur" in low or "farm" in low:
-        ag, ns = site.get("agricultural", False), site.get("new_structures")
-        v = and3(ag, None if ns is None else not ns)
-        if not ag:
-            why = "D(5)(a): the site is not recorded as agricultural"
-        elif ns is None:
-            why = "D(5)(a): new_structures not recorded; agricultural activity excludes the construction of new structures"
-        elif ns:
-            why = ("D(5)(a) does not apply: new_structures = true, and the construction of new structures is excluded "
-                   "from 'agricultural activity' (D(6))")
-        else:
-            why = "D(5)(a): activity of an active farm, no new structures"
-        return v, f"{claim}: {why}"
-    if "maintenance" in low:
-        mo = site.get("maintains_original")
-        v = and3(total < 5.0, mo)
-        if total >= 5.0:
-            why = f"D(5)(c) needs less than 5 ac disturbed ({total:.3f} ac)"
-        elif mo is None:
-            why = ("D(5)(c): maintains_original not recorded; the work must maintain the original line and grade, "
-                   "hydraulic capacity or original purpose of the facility")
-        elif not mo:
-            why = "D(5)(c) does not apply: the work does not maintain the original line and grade, capacity or purpose"
-        else:
-            why = "D(5)(c): under 5 ac and maintains the original line and grade, capacity or purpose"
-        return v, f"{claim}: {why}"
-    return None, f"{claim}: not matched to a D(5) exemption"
+        assert town.contains(site_ll)
+        assert [c["code"] for c in site["exemption_claims"]] == ["routine maintenance", "k"]
+        assert all("maintains_original" not in c and "existing_structure" not in c for c in site["exemption_claims"])
 
 
 def listing_text(lst):
@@ -938,8 +1177,11 @@ def cond_a_cell(r):
              "no (" + "; ".join(no_parts) + ")" if r["water"] is False else "null (" + unknown + ")")
     if r["A"] is True:
         return "yes: " + "; ".join(yes_parts)
+    if not r["jurisdiction"]:
+        return f"no: outside the Town of Clay, where this law does not apply; for information, water test {water}"
     if r["lda"] is False:
-        cp = "part of a common plan" if s.get("common_plan") else "not part of a larger common plan"
+        cp = {True: "part of a common plan", False: "not part of a larger common plan"}.get(
+            s.get("common_plan"), "common plan not recorded")
         return f"no: not a land development activity ({r['total']:.3f} ac, {cp}); water test {water}"
     if r["A"] is False:  # LDA yes or null, water test no
         return "no: " + "; ".join(no_parts)
@@ -966,6 +1208,32 @@ def entry_cell(r):
     return f"{rule} {rid_s} ({where}; {lake}" + (f"; {near})" if rule == "outfall_point" else ")")
 
 
+def status_cell(r):
+    code, word = r["status_code"], r["status_word"]
+    if code is None:
+        return "not recorded"
+    return code if normalize(word) == normalize(code) else f"{code} (recorded '{word}')"
+
+
+def approval_cell(r):
+    """decision, date ("undated"), reference, body, and where it was read: "none" when no decision."""
+    a = r["approval"]
+    if a is None:
+        return "none"
+    return (f"{a['decision']} {a['date'] or 'undated'} ref {a['reference'] or '-'} by {a['body'] or '-'} "
+            f"from {a['source']}")
+
+
+def land_cell(r):
+    return "; ".join(f"{k}={tri(v)} ({src or 'no source'})" for k, (v, src) in r["land"].items())
+
+
+def claims_cell(r):
+    if not r["claims"]:
+        return "none"
+    return "; ".join(f"({code or '?'}) {tri(v)}" for code, v in r["claims"])
+
+
 def fmt_opt(v):
     if v is None:
         return "-"
@@ -978,18 +1246,26 @@ def write_expected(results, reaches, parcels):
     L = []
     L.append("| site | total ac (union) | sum of phases ac | peak ac | peak date | outside parcels ac | jurisdiction "
              "| exemption | LDA | B | C | five-acre limit | entry | receiving waters (downstream) "
-             "| first impaired downstream | Condition A | SWPPP required | full SWPPP | preparer | inspections |")
-    L.append("|" + "---|" * 20)
+             "| first impaired downstream | Condition A | SWPPP required | full SWPPP | preparer | inspections "
+             "| status | SWPPP approval | active without approval | land use (Condition C) | exemption claims |")
+    L.append("|" + "---|" * 25)
     for r in results:
         s = r["site"]
         fi = r["first_impaired"]
         fi_s = f"{fi[0]} {fi[1]} ({listing_text(fi[2])}; {fi[3]:.0f} m)" if fi else "none"
         jur = "yes" if r["jurisdiction"] else f"no ({r['outside_town_m']:.0f} m outside the Town of Clay boundary)"
+        lim = tri(r["limit"])
+        if r["before_approval"] is not None:
+            lim += (f" ({r['before_approval']:.3f} ac at one time before the approval of {r['approval']['date']}"
+                    + (")" if r["limit"] else ", within the limit)"))
+        elif r["limit"] is None and r["site"]["phases"]:
+            lim += " (over 5 ac, and the approval has no date)"
         ex = tri(r["exemption"]) + (f" ({r['exemption_why']})" if r["exemption_why"] else "")
         cells = [f"{r['id']} {s['name']}", f"{r['total']:.3f}", f"{r['sum_phases']:.3f}", f"{r['peak']:.3f}",
                  r["peak_date"] or "-", f"{r['outside']:.3f}", jur, ex, tri(r["lda"]), tri(r["B"]), tri(r["C"]),
-                 tri(r["limit"]), entry_cell(r), " -> ".join(r["names"]) or "-", fi_s, cond_a_cell(r),
-                 tri(r["swppp_required"]), tri(r["full"]), tri(r["preparer"]), tri(r["inspections"])]
+                 lim, entry_cell(r), " -> ".join(r["names"]) or "-", fi_s, cond_a_cell(r),
+                 tri(r["swppp_required"]), tri(r["full"]), tri(r["preparer"]), tri(r["inspections"]),
+                 status_cell(r), approval_cell(r), tri(r["active_without_approval"]), land_cell(r), claims_cell(r)]
         for c in cells:
             assert "|" not in c, c
         L.append("| " + " | ".join(cells) + " |")
@@ -1010,9 +1286,23 @@ def write_expected(results, reaches, parcels):
         s = r["site"]
         ids = [p["id"] for p in parcels if p["site"] == s["id"]]
         opt = " ".join(f"{k}={fmt_opt(s.get(k))}" for k in OPTIONAL_COLUMNS)
-        L.append(f"- {r['id']} status={s['status']} single_family={yn(s.get('single_family', False))} "
-                 f"agricultural={yn(s.get('agricultural', False))} common_plan={yn(s.get('common_plan', False))} "
-                 f"approved_swppp='{s.get('approved_swppp', '')}' exemptions='{s.get('exemptions', '')}' {opt} "
+        if "land_use" in s:
+            land = f"land_use='{s['land_use']}'"
+        elif "single_family" in s:
+            land = f"single_family={yn(s['single_family'])} agricultural={yn(s['agricultural'])}"
+        else:
+            land = "land use not stated"
+        if s.get("swppp_approval"):
+            a = s["swppp_approval"]
+            appr = "swppp_approval={" + ", ".join(f"{k}: {v}" for k, v in a.items()) + "}"
+        elif s.get("approved_swppp"):
+            appr = f"approved_swppp='{s['approved_swppp']}'"
+        else:
+            appr = "no SWPPP decision"
+        claims = "exemption_claims=[" + ", ".join(
+            "{" + ", ".join(f"{k}: {fmt_opt(v)}" for k, v in c.items()) + "}" for c in s.get("exemption_claims", [])) + "]"
+        L.append(f"- {r['id']} status='{s['status']}' {land} common_plan={fmt_opt(s.get('common_plan', False))} {appr} "
+                 f"{claims} {opt} "
                  f"parcels={', '.join(f'{i} ({pc[i]})' for i in ids)}"
                  + (f" outfall={s['outfall'][0]},{s['outfall'][1]}" if s.get("outfall") else "")
                  + f" nearest flowline {r['nearest_flow_id']} {r['nearest_flow_m']:.0f} m, nearest waterbody "
@@ -1033,20 +1323,46 @@ def write_expected(results, reaches, parcels):
 
 
 EXPLANATION = """\
-Computed independently by generate.py with shapely and pyproj (illustrative data). Tri-state cells are yes / no /
-null (null = a needed fact is not recorded), combined with Kleene logic: and3 is no if either side is no, else null if
-either is null, else yes; or3 is yes if either is yes, else null if either is null, else no.
+Computed independently by generate.py with shapely and pyproj (illustrative data), from the law's words; the engine is
+not called. Tri-state cells are yes / no / null (null = a needed fact is not recorded), combined with Kleene logic: and3
+is no if either side is no, else null if either is null, else yes; or3 is yes if either is yes, else null if either is
+null, else no.
 Footprint = the union of the site's disturbance polygons (the site polygon when it has none). Acres are geodesic
 (WGS84 ellipsoid, pyproj.Geod) on that union, so overlaps count once; peak = the largest union of the phases whose
 [start, end] (end inclusive) covers a date, with the earliest such date; outside parcels = union minus the site's own
-parcels. Jurisdiction = the footprint intersects the Town of Clay polygon. LDA = total >= 1 ac, or common_plan and
-total > 0 (null when there are no disturbance records). Exemption (§230-20 D(5)): no claim = no; "agricultur"/"farm"
-= (a): yes only if agricultural and new_structures recorded false, no if new_structures is true, null if not recorded;
-"maintenance" = (c): yes only if total < 5 ac and maintains_original recorded true, no if recorded false or total
->= 5 ac, null if not recorded. Acres for B and C = common_plan_acres when common_plan and it is recorded, else total.
-B = and3(LDA, acres >= 5); C = and3(LDA, 1 <= acres < 5 and neither single-family nor agricultural). SWPPP required =
-and3(jurisdiction, and3(LDA, exemption is not yes)) (a null exemption counts as not exempt). Five-acre limit = no when
-peak <= 5 ac, else and3(SWPPP required, no recorded approval in approved_swppp).
+parcels.
+Site record (typed): status words are read whole (lower case, each run of punctuation one space) into the closed list
+planned / approved / under_construction / stabilized / closed / withdrawn ("active" and "in progress" = under_construction).
+The SWPPP decision is `swppp_approval` {decision approved/denied/pending/withdrawn, date, reference, body}; the older
+`approved_swppp` text is an approval when it is a date (optionally followed by a reference, which is kept) or a single
+reference token with a digit (then the date is unknown), a decision word is that decision, anything else is unreadable.
+Land use: `land_use` (single_family_residence / agricultural / other), else the older `single_family` / `agricultural`
+yes/no flags, each fact on its own; only when the record is silent the parcel class decides (single-family when every
+parcel of the site has a class starting "210", agricultural when every one starts "1"; the source shown is the first
+parcel's class, or the first that does not match); no statement and no class = null. The source of each is shown.
+Jurisdiction (4) = the footprint's interior overlaps the Town of Clay polygon (shapely relate pattern T********; sharing
+only an edge or a corner is outside). Outside the Town, Conditions A, B and C are no and nothing is required.
+LDA (6) = null with no disturbance records; yes when total >= 1 ac, or total > 0 and common_plan recorded yes; null when
+total < 1 ac and common_plan is not recorded; else no. Acres for B and C = common_plan_acres when common_plan is yes and
+it is recorded, else the total (unknown with no disturbance records: B and C null).
+B = and3(LDA, acres >= 5). C = no when acres are not within [1, 5); else and3(LDA, not excluded), where excluded =
+or3(single-family, agricultural) from the land-use statement above ("exclusive of the construction of single family
+residences and construction activities at agricultural properties"; null when neither is yes and one is unknown).
+Exemption (5), per claim in `exemption_claims`, its evidence in the claim: (a) agricultural activity = and3(land use
+agricultural, new_structures recorded no) ("Agricultural Activity" excludes "the construction of new structures");
+(b) landing_or_haul_road recorded no; (c) routine maintenance = null with no disturbance, no when total >= 5 ac, else
+maintains_original (yes / no / null); (e)/(f) plat_approved / building_permit_approved on or before 2008-02-19; (d) and
+(g)-(k) the Stormwater Management Officer's finding (repair_deemed_necessary, activity_only, immediately_necessary,
+personal_use, existing_structure): yes / no / null as recorded. The site is exempt (yes) when a claim is verified, not
+(no) when every claim is refuted or none is made, else null ("claimed, unverified", which changes no requirement).
+SWPPP required (7)(a) = and3(jurisdiction, and3(LDA, exemption is not yes)).
+Five-acre limit (7)(b)[1][d] ("not more than five (5) acres shall be disturbed at any one time unless pursuant to an
+approved SWPPP") = null with no disturbance; no when peak <= 5 ac or no SWPPP is required; when over: with a decision
+"approved", null if it has no date, else yes only when the peak at one time on the days before the approval date (phases
+starting before it, each ended the day before it at the latest) exceeds 5 ac (the cell gives those acres); an unreadable
+approval is null; no approval, or denied / pending / withdrawn, = and3(SWPPP required, yes).
+Active without approval (4)(d), (7)(a) = null when the status is not recorded or unreadable; no unless under_construction;
+then no when an approved SWPPP is recorded, null when the approval is unreadable, else SWPPP required.
 Entry: candidates are flowlines and waterbodies, distances in UTM 18N (EPSG:32618). With an outfall point the nearest
 water to that point is the first receiving water (a point inside a waterbody is at 0 m); otherwise the nearest water
 to the footprint within 1000 m (rule "none" if there is none). When the first receiving water is a waterbody, the
@@ -1058,11 +1374,16 @@ the 303(d) table, plus the listing of a waterbody that contains the reach's midp
 or the same. Condition A scope = the first receiving water plus every path reach within 1609.344 m. 303(d) prong =
 yes when a water in scope has a construction-related cause (rules construction_pollutants), no when the entry is
 known, null when it is not. TMDL prong = yes when the outfall point lies in the TMDL polygon or a reach in scope or
-the entry waterbody intersects it (the site footprint does not decide it); no / null as for the 303(d) prong.
-Condition A = and3(LDA, or3(303(d) prong, TMDL prong)). Full SWPPP = and3(SWPPP required, or3(A, or3(B, C)));
-preparer (landscape architect / engineer, §230-20 D(7)(b)[3]) = and3(SWPPP required, A); inspections = full SWPPP.
+the entry waterbody intersects it (the site footprint does not decide it), and the TMDL's stormwater_source is true (a
+blank attribute would leave the prong null; the demo's is true); no / null as for the 303(d) prong.
+Condition A = no outside the Town, else and3(LDA, or3(303(d) prong, TMDL prong)). Full SWPPP = and3(SWPPP required,
+or3(A, or3(B, C))); preparer (landscape architect / engineer, §230-20 D(7)(b)[3][j]) = and3(SWPPP required, A);
+inspections = full SWPPP.
 First impaired downstream = the entry waterbody if listed (shown with the entry reach id), else the first reach on
-the path with a listing, with its distance."""
+the path with a listing, with its distance.
+Columns after inspections: status (the code, and the word as recorded when it differs), SWPPP approval ("decision
+date|undated ref reference by body from source"), active without approval, land use (each fact, its value and the
+source that decided it), exemption claims (each claim's (5) letter and its verdict)."""
 
 
 def write_manifest():
@@ -1122,9 +1443,9 @@ role = "impaired"
 path = "impaired_303d.csv"
 id_field = "pwl_id"
 name_field = "segment_name"
+list_year = 2012
 causes_field = "pollutant"
 category_field = "category"
-list_year = "2012"
 
 [[layer]]
 role = "tmdl"
