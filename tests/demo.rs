@@ -276,15 +276,21 @@ fn every_demo_site_matches_the_documented_results() {
             decision: a.decision.as_str().to_string(),
             date: a.date.map(|d| d.to_string()),
             reference: a.reference.clone(),
-            body: a
-                .body
-                .map(|b| serde_json::to_value(b).unwrap().as_str().unwrap().to_string()),
+            body: a.body.map(|b| {
+                serde_json::to_value(b)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            }),
             source: a.source.clone(),
         });
         assert_eq!(got, e.approval, "{ctx} SWPPP approval");
         assert_eq!(
             r.site.approved_swppp,
-            e.approval.as_ref().is_some_and(|a| a.decision == "approved"),
+            e.approval
+                .as_ref()
+                .is_some_and(|a| a.decision == "approved"),
             "{ctx} approved_swppp"
         );
         assert_eq!(
@@ -352,7 +358,11 @@ fn every_demo_site_matches_the_documented_results() {
                 None => "is claimed, unverified:",
             };
             let label = format!("(5)({letter}) \"{words}\" {verb}");
-            assert!(ex.reason.contains(&label), "{ctx}: {label} in {}", ex.reason);
+            assert!(
+                ex.reason.contains(&label),
+                "{ctx}: {label} in {}",
+                ex.reason
+            );
         }
         // A null finding always names what is missing.
         for f in &r.findings {
