@@ -93,8 +93,9 @@ pub fn check_item(catalog: &Catalog, item: &Item) -> Result<Report> {
     }
 }
 
-/// One CSV row of a batch.
-#[derive(Debug, Serialize)]
+/// One CSV row of a batch. The columns after `error` are the typed site record and the
+/// sources that decided each finding (empty when not recorded).
+#[derive(Debug, Default, Serialize)]
 pub struct Row {
     pub id: String,
     pub name: String,
@@ -117,62 +118,94 @@ pub struct Row {
     pub receiving_waters: String,
     pub first_impaired: String,
     pub error: String,
+    pub active_without_approval: String,
+    /// The status code (under_construction, ...) and the word the record uses ("active").
+    pub status: Option<String>,
+    pub status_recorded: Option<String>,
+    pub swppp_decision: Option<String>,
+    pub swppp_approval_date: Option<String>,
+    pub swppp_reference: Option<String>,
+    pub swppp_approved_by: Option<String>,
+    pub swppp_source: Option<String>,
+    /// "c;k", and each claim's outcome "c:unverified;k:unverified".
+    pub exemption_codes: Option<String>,
+    pub exemptions_verified: Option<String>,
+    pub single_family: String,
+    pub single_family_source: Option<String>,
+    pub agricultural: String,
+    pub agricultural_source: Option<String>,
+    /// `report::SOURCE_COLUMNS`: the sources of each finding, `; `-separated.
+    pub exemption_sources: Option<String>,
+    pub land_development_activity_sources: Option<String>,
+    pub active_without_approval_sources: Option<String>,
+    pub five_acre_limit_sources: Option<String>,
+    pub condition_a_sources: Option<String>,
+    pub condition_b_sources: Option<String>,
+    pub condition_c_sources: Option<String>,
 }
 
 impl Row {
     pub fn from_result(id: &str, r: &Result<Report>) -> Row {
         match r {
-            Ok(rep) => Row {
-                id: id.to_string(),
-                name: rep.site.name.clone().unwrap_or_default(),
-                total_acres: format!("{:.3}", rep.disturbance.total_acres),
-                peak_acres: format!("{:.3}", rep.disturbance.peak_acres),
-                peak_date: rep
-                    .disturbance
-                    .peak_date
-                    .map(|d| d.to_string())
-                    .unwrap_or_default(),
-                outside_parcels_acres: format!("{:.3}", rep.disturbance.outside_parcels_acres),
-                land_development_activity: tri(rep.conditions.land_development_activity),
-                condition_a: tri(rep.conditions.a),
-                condition_b: tri(rep.conditions.b),
-                condition_c: tri(rep.conditions.c),
-                five_acre_limit_exceeded: tri(rep.conditions.five_acre_limit_exceeded),
-                exempt: tri(rep.conditions.exempt),
-                in_jurisdiction: tri(rep.conditions.in_jurisdiction),
-                swppp_required: tri(finding(rep, RuleId::SwpppRequired)),
-                swppp_full: tri(finding(rep, RuleId::SwpppFull)),
-                inspections: tri(finding(rep, RuleId::Inspections)),
-                needs: needs(rep),
-                receiving_waters: rep.receiving_water_names.join("; "),
-                first_impaired: rep
-                    .first_impaired
-                    .as_ref()
-                    .map(|f| f.name.clone())
-                    .unwrap_or_default(),
-                error: String::new(),
-            },
+            Ok(rep) => {
+                let rec = rep.record_columns();
+                let sources = |rule: RuleId| rep.sources_text(rule);
+                Row {
+                    id: id.to_string(),
+                    name: rep.site.name.clone().unwrap_or_default(),
+                    total_acres: format!("{:.3}", rep.disturbance.total_acres),
+                    peak_acres: format!("{:.3}", rep.disturbance.peak_acres),
+                    peak_date: rep
+                        .disturbance
+                        .peak_date
+                        .map(|d| d.to_string())
+                        .unwrap_or_default(),
+                    outside_parcels_acres: format!("{:.3}", rep.disturbance.outside_parcels_acres),
+                    land_development_activity: tri(rep.conditions.land_development_activity),
+                    condition_a: tri(rep.conditions.a),
+                    condition_b: tri(rep.conditions.b),
+                    condition_c: tri(rep.conditions.c),
+                    five_acre_limit_exceeded: tri(rep.conditions.five_acre_limit_exceeded),
+                    exempt: tri(rep.conditions.exempt),
+                    in_jurisdiction: tri(rep.conditions.in_jurisdiction),
+                    swppp_required: tri(finding(rep, RuleId::SwpppRequired)),
+                    swppp_full: tri(finding(rep, RuleId::SwpppFull)),
+                    inspections: tri(finding(rep, RuleId::Inspections)),
+                    needs: needs(rep),
+                    receiving_waters: rep.receiving_water_names.join("; "),
+                    first_impaired: rep
+                        .first_impaired
+                        .as_ref()
+                        .map(|f| f.name.clone())
+                        .unwrap_or_default(),
+                    error: String::new(),
+                    active_without_approval: tri(finding(rep, RuleId::ActiveWithoutApproval)),
+                    status: rec.status,
+                    status_recorded: rec.status_recorded,
+                    swppp_decision: rec.swppp_decision,
+                    swppp_approval_date: rec.swppp_approval_date,
+                    swppp_reference: rec.swppp_reference,
+                    swppp_approved_by: rec.swppp_approved_by,
+                    swppp_source: rec.swppp_source,
+                    exemption_codes: rec.exemption_codes,
+                    exemptions_verified: rec.exemptions_verified,
+                    single_family: tri(rep.site.single_family),
+                    single_family_source: rec.single_family_source,
+                    agricultural: tri(rep.site.agricultural),
+                    agricultural_source: rec.agricultural_source,
+                    exemption_sources: sources(RuleId::Exemption),
+                    land_development_activity_sources: sources(RuleId::LandDevelopmentActivity),
+                    active_without_approval_sources: sources(RuleId::ActiveWithoutApproval),
+                    five_acre_limit_sources: sources(RuleId::FiveAcreLimit),
+                    condition_a_sources: sources(RuleId::ConditionA),
+                    condition_b_sources: sources(RuleId::ConditionB),
+                    condition_c_sources: sources(RuleId::ConditionC),
+                }
+            }
             Err(e) => Row {
                 id: id.to_string(),
-                name: String::new(),
-                total_acres: String::new(),
-                peak_acres: String::new(),
-                peak_date: String::new(),
-                outside_parcels_acres: String::new(),
-                land_development_activity: String::new(),
-                condition_a: String::new(),
-                condition_b: String::new(),
-                condition_c: String::new(),
-                five_acre_limit_exceeded: String::new(),
-                exempt: String::new(),
-                in_jurisdiction: String::new(),
-                swppp_required: String::new(),
-                swppp_full: String::new(),
-                inspections: String::new(),
-                needs: String::new(),
-                receiving_waters: String::new(),
-                first_impaired: String::new(),
                 error: e.to_string(),
+                ..Row::default()
             },
         }
     }

@@ -4,6 +4,7 @@
 
 use crate::area;
 use crate::error::{Error, Result};
+use crate::law::RuleId;
 use crate::report::Report;
 use crate::subject::Subject;
 use geo_types::MultiPolygon;
@@ -14,8 +15,11 @@ use std::io::{Cursor, Write};
 /// The `.prj` of the exported shapefile: WGS84 lon/lat, in the ESRI WKT GIS tools expect.
 pub const WGS84_PRJ: &str = r#"GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]"#;
 
-/// The attribute columns, in order; names fit a .dbf (at most 10 characters).
-pub const COLUMNS: [&str; 14] = [
+/// The attribute columns, in order; names fit a .dbf (at most 10 characters). After
+/// `receiving`: the typed site record (status code and the word recorded, the SWPPP
+/// decision, its date, reference and approving body, the (5) letters claimed and each one's
+/// outcome, the sources of the land use) and the sources that decided each finding.
+pub const COLUMNS: [&str; 31] = [
     "site_id",
     "phase",
     "start",
@@ -30,7 +34,33 @@ pub const COLUMNS: [&str; 14] = [
     "five_acre",
     "in_town",
     "receiving",
+    "status",
+    "status_rec",
+    "swppp_dec",
+    "swppp_date",
+    "swppp_ref",
+    "swppp_by",
+    "exemptions",
+    "exempt_ver",
+    "sf_source",
+    "ag_source",
+    "lda_src",
+    "five_src",
+    "a_src",
+    "b_src",
+    "c_src",
+    "exempt_src",
+    "awa_src",
 ];
+
+/// Columns holding sources or lists, which may run long.
+fn long_text(column: &str) -> bool {
+    column == "receiving"
+        || column.ends_with("_src")
+        || column.ends_with("_source")
+        || column == "exemptions"
+        || column == "exempt_ver"
+}
 
 /// One phase of the disturbance with its attributes (keyed by `COLUMNS`).
 pub struct PhaseFeature {
@@ -56,13 +86,15 @@ fn acres(a: f64) -> Value {
 pub fn phase_features(subject: &Subject, report: &Report) -> Vec<PhaseFeature> {
     let c = &report.conditions;
     let d = &report.disturbance;
+    let rec = report.record_columns();
+    let sources = |rule: RuleId| json!(report.sources_text(rule));
     subject
         .phases
         .iter()
         .filter(|p| !p.polygons.is_empty())
         .map(|p| {
             let geometry = area::union(&p.polygons);
-            let values = [
+            let values: [Value; COLUMNS.len()] = [
                 json!(report.site.id),
                 json!(p.name),
                 json!(p.start.map(|d| d.to_string())),
@@ -77,6 +109,23 @@ pub fn phase_features(subject: &Subject, report: &Report) -> Vec<PhaseFeature> {
                 json!(three_valued(c.five_acre_limit_exceeded)),
                 json!(three_valued(c.in_jurisdiction)),
                 json!(report.receiving_water_names.join("; ")),
+                json!(rec.status),
+                json!(rec.status_recorded),
+                json!(rec.swppp_decision),
+                json!(rec.swppp_approval_date),
+                json!(rec.swppp_reference),
+                json!(rec.swppp_approved_by),
+                json!(rec.exemption_codes),
+                json!(rec.exemptions_verified),
+                json!(rec.single_family_source),
+                json!(rec.agricultural_source),
+                sources(RuleId::LandDevelopmentActivity),
+                sources(RuleId::FiveAcreLimit),
+                sources(RuleId::ConditionA),
+                sources(RuleId::ConditionB),
+                sources(RuleId::ConditionC),
+                sources(RuleId::Exemption),
+                sources(RuleId::ActiveWithoutApproval),
             ];
             PhaseFeature {
                 geometry,
@@ -118,7 +167,7 @@ pub fn to_zipped_shapefile(stem: &str, features: &[PhaseFeature]) -> Result<Vec<
                 dbase::FieldName::try_from(k).map_err(|e| fail("table", &format!("{e:?}")))?;
             table = match k {
                 "acres" | "total_ac" | "peak_ac" => table.add_numeric_field(name, 16, 4),
-                "receiving" => table.add_character_field(name, 254),
+                k if long_text(k) => table.add_character_field(name, 254),
                 _ => table.add_character_field(name, 40),
             };
         }

@@ -131,6 +131,51 @@ pub struct DataInfo {
     pub outfall_version: &'static str,
 }
 
+/// The typed site record flat, one text per field, for CSV rows and GeoJSON properties (the
+/// batch CSV, the disturbance export and the sites collection): `None` is an empty CSV cell
+/// or a JSON `null`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RecordColumns {
+    /// The status code of the closed list ("under_construction").
+    pub status: Option<String>,
+    /// The status as the record words it ("active").
+    pub status_recorded: Option<String>,
+    /// approved, denied, pending or withdrawn.
+    pub swppp_decision: Option<String>,
+    pub swppp_approval_date: Option<String>,
+    pub swppp_reference: Option<String>,
+    /// planning_board, town_board or officer.
+    pub swppp_approved_by: Option<String>,
+    /// Where the approval was read: "swppp_approval", "approved_swppp text '...'".
+    pub swppp_source: Option<String>,
+    /// The (5) letters claimed, `;`-separated ("c;k"); a claim naming no letter as written.
+    pub exemption_codes: Option<String>,
+    /// Each claim's outcome: "c:unverified;k:unverified" (verified, does_not_apply,
+    /// unverified).
+    pub exemptions_verified: Option<String>,
+    /// Which source decided the land use: "site record: land_use", "parcel class 210".
+    pub single_family_source: Option<String>,
+    pub agricultural_source: Option<String>,
+}
+
+/// The findings whose deciding sources the flat outputs carry, with their column names
+/// (`<rule>_sources`).
+pub const SOURCE_COLUMNS: [(crate::law::RuleId, &str); 7] = [
+    (crate::law::RuleId::Exemption, "exemption_sources"),
+    (
+        crate::law::RuleId::LandDevelopmentActivity,
+        "land_development_activity_sources",
+    ),
+    (
+        crate::law::RuleId::ActiveWithoutApproval,
+        "active_without_approval_sources",
+    ),
+    (crate::law::RuleId::FiveAcreLimit, "five_acre_limit_sources"),
+    (crate::law::RuleId::ConditionA, "condition_a_sources"),
+    (crate::law::RuleId::ConditionB, "condition_b_sources"),
+    (crate::law::RuleId::ConditionC, "condition_c_sources"),
+];
+
 fn yes_no(b: Option<bool>) -> &'static str {
     match b {
         Some(true) => "YES",
@@ -170,6 +215,63 @@ pub fn trace_path(reaches: &[Reach]) -> String {
 }
 
 impl Report {
+    /// The finding of a rule.
+    pub fn finding(&self, id: crate::law::RuleId) -> Option<&Finding> {
+        self.findings.iter().find(|f| f.rule == id)
+    }
+
+    /// The sources that decided a finding, `; `-separated ("disturbance polygons; parcel
+    /// class 449"); `None` when the report has no such finding.
+    pub fn sources_text(&self, id: crate::law::RuleId) -> Option<String> {
+        self.finding(id).map(|f| f.sources.join("; "))
+    }
+
+    /// The typed site record, flat.
+    pub fn record_columns(&self) -> RecordColumns {
+        let site = &self.site;
+        let a = site.swppp_approval.as_ref();
+        let word = |v: serde_json::Value| v.as_str().map(String::from);
+        let claims = &site.exemption_claims;
+        let label = |c: &crate::claims::ExemptionClaim| {
+            c.code.map_or_else(|| c.stated.clone(), |l| l.to_string())
+        };
+        // The exemption finding's per-claim outcomes, in the order of the claims.
+        let outcomes: Vec<Option<bool>> = self
+            .finding(crate::law::RuleId::Exemption)
+            .and_then(|f| f.facts.get("verified"))
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default();
+        let verified: Vec<String> = claims
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let outcome = match outcomes.get(i).copied().flatten() {
+                    Some(true) => "verified",
+                    Some(false) => "does_not_apply",
+                    None => "unverified",
+                };
+                format!("{}:{outcome}", label(c))
+            })
+            .collect();
+        let joined = |v: Vec<String>| (!v.is_empty()).then(|| v.join(";"));
+        RecordColumns {
+            status: site.status.clone(),
+            status_recorded: site.status_recorded.clone(),
+            swppp_decision: a.map(|a| a.decision.as_str().to_string()),
+            swppp_approval_date: a.and_then(|a| a.date).map(|d| d.to_string()),
+            swppp_reference: a.and_then(|a| a.reference.clone()),
+            swppp_approved_by: a
+                .and_then(|a| a.body)
+                .and_then(|b| serde_json::to_value(b).ok())
+                .and_then(word),
+            swppp_source: a.map(|a| a.source.clone()),
+            exemption_codes: joined(claims.iter().map(label).collect()),
+            exemptions_verified: joined(verified),
+            single_family_source: site.single_family_source.clone(),
+            agricultural_source: site.agricultural_source.clone(),
+        }
+    }
+
     /// The readable report for the CLI and the file.
     pub fn to_text(&self) -> String {
         let mut s = String::new();

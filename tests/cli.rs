@@ -118,19 +118,89 @@ fn ad_hoc_geometry_and_outfall_point() {
 fn batch_writes_one_row_per_site_and_keeps_going_past_bad_ids() {
     let dir = tempfile::tempdir().unwrap();
     let ids = dir.path().join("ids.csv");
-    std::fs::write(&ids, "site_id\nS01\nS04\nS99\nS10\n").unwrap();
+    std::fs::write(&ids, "site_id\nS01\nS04\nS99\nS10\nS02\nS14\n").unwrap();
     let (ok, out, err) = outfall(&["check", "--data", &demo(), "--batch", ids.to_str().unwrap()]);
     assert!(ok, "{err}");
     let mut rdr = csv::Reader::from_reader(out.as_bytes());
     let headers = rdr.headers().unwrap().clone();
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
-    assert_eq!(rows.len(), 4);
-    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    assert_eq!(rows.len(), 6);
+    let col = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+    };
     assert_eq!(&rows[1][col("id")], "S04");
     assert_eq!(&rows[1][col("condition_a")], "true");
     assert_eq!(&rows[1][col("five_acre_limit_exceeded")], "true");
     assert!(rows[2][col("error")].contains("site 'S99' not found"));
     assert_eq!(&rows[3][col("condition_a")], "undetermined");
+
+    // The typed site record, one column per field (data/clay/README.md, "Site columns").
+    let (s01, s04, s99, s10, s02, s14) =
+        (&rows[0], &rows[1], &rows[2], &rows[3], &rows[4], &rows[5]);
+    assert_eq!(&s01[col("status")], "under_construction");
+    assert_eq!(
+        &s02[col("status")],
+        "under_construction",
+        "'active' read as a code"
+    );
+    assert_eq!(
+        &s02[col("status_recorded")],
+        "active",
+        "the word as recorded"
+    );
+    assert_eq!(&s01[col("swppp_decision")], "approved");
+    assert_eq!(&s01[col("swppp_approval_date")], "2026-03-20");
+    assert_eq!(&s01[col("swppp_reference")], "SWPPP-2026-009");
+    assert_eq!(&s01[col("swppp_approved_by")], "officer");
+    assert_eq!(&s01[col("swppp_source")], "swppp_approval");
+    assert_eq!(
+        &s10[col("swppp_source")],
+        "approved_swppp text 'SWPPP-2026-047'",
+        "the legacy text column, converted"
+    );
+    assert_eq!(
+        &s10[col("swppp_approval_date")],
+        "",
+        "a reference alone has no date"
+    );
+    assert_eq!(&s02[col("active_without_approval")], "true");
+    assert_eq!(&s14[col("exemption_codes")], "c;k");
+    assert_eq!(
+        &s14[col("exemptions_verified")],
+        "c:unverified;k:unverified"
+    );
+    assert_eq!(&s02[col("single_family")], "true");
+    assert_eq!(&s02[col("single_family_source")], "site record: land_use");
+    assert_eq!(
+        &s04[col("agricultural_source")],
+        "parcel class 449",
+        "no statement: the parcel class"
+    );
+    assert_eq!(
+        &s14[col("single_family_source")],
+        "site record: single_family",
+        "the older flag"
+    );
+    // The sources that decided each finding.
+    assert!(
+        s04[col("condition_c_sources")].contains("parcel class 449"),
+        "{:?}",
+        &s04[col("condition_c_sources")]
+    );
+    assert_eq!(&s04[col("condition_b_sources")], "disturbance polygons");
+    assert!(s04[col("condition_a_sources")].contains("assumed from the nearest water"));
+    assert!(s04[col("five_acre_limit_sources")].contains("swppp_approval"));
+    assert!(s04[col("land_development_activity_sources")].contains("disturbance polygons"));
+    assert!(s02[col("active_without_approval_sources")].contains("site record: status 'active'"));
+    assert!(s14[col("exemption_sources")].contains("site record: exemption 'routine maintenance'"));
+    assert_eq!(
+        &s99[col("status")],
+        "",
+        "an error row leaves the record empty"
+    );
     let (ok, out, _) = outfall(&[
         "check",
         "--data",
@@ -142,7 +212,25 @@ fn batch_writes_one_row_per_site_and_keeps_going_past_bad_ids() {
     ]);
     assert!(ok);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v.as_array().unwrap().len(), 4);
+    assert_eq!(v.as_array().unwrap().len(), 6);
+    // The JSON batch is the reports: the typed record and each finding's sources.
+    let s14 = &v[5];
+    assert_eq!(s14["site"]["status"], "under_construction");
+    assert_eq!(s14["site"]["exemption_claims"][1]["code"], "k");
+    let sources = |rule: &str| {
+        s14["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == rule)
+            .map(|f| f["sources"].clone())
+            .unwrap()
+    };
+    assert!(sources("condition_c")
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!("site record: single_family")));
+    assert_eq!(v[0]["site"]["swppp_approval"]["date"], "2026-03-20");
 }
 
 #[test]

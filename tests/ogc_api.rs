@@ -343,3 +343,67 @@ fn the_route_table_documents_every_route() {
         "routes outside routes!(): {undocumented:?}"
     );
 }
+
+/// A sites feature carries the typed record beside the town's own columns: the status code
+/// (`status` stays the word the file records), the SWPPP decision, the claims and their
+/// outcomes, the land use's source and the sources of each finding.
+#[tokio::test]
+async fn site_features_carry_the_typed_record_and_the_sources() {
+    let s02 = get("/collections/sites/items/S02").await.json();
+    let p = &s02["properties"];
+    assert_eq!(p["status"], "active", "the file's own column is unchanged");
+    assert_eq!(p["status_code"], "under_construction");
+    assert_eq!(p["status_recorded"], "active");
+    assert_eq!(p["active_without_approval"], true);
+    assert_eq!(p["single_family_source"], "site record: land_use");
+    let s04 = get("/collections/sites/items/S04").await.json();
+    let p = &s04["properties"];
+    assert_eq!(p["swppp_decision"], "approved");
+    assert_eq!(p["swppp_approval_date"], "2026-09-15");
+    assert_eq!(p["swppp_reference"], "SWPPP-2026-022");
+    assert_eq!(p["swppp_approved_by"], "planning_board");
+    assert_eq!(p["swppp_source"], "swppp_approval");
+    assert_eq!(p["agricultural_source"], "parcel class 449");
+    assert!(p["condition_c_sources"]
+        .as_str()
+        .unwrap()
+        .contains("parcel class 449"));
+    assert_eq!(p["condition_b_sources"], "disturbance polygons");
+    assert!(p["condition_a_sources"]
+        .as_str()
+        .unwrap()
+        .contains("receiving water"));
+    assert!(p["five_acre_limit_sources"]
+        .as_str()
+        .unwrap()
+        .contains("swppp_approval"));
+    assert!(p["land_development_activity_sources"]
+        .as_str()
+        .unwrap()
+        .contains("disturbance polygons"));
+    assert!(
+        p["swppp_approval"].is_object(),
+        "the typed object is served as the file has it"
+    );
+    let s14 = get("/collections/sites/items/S14").await.json();
+    let p = &s14["properties"];
+    assert_eq!(p["exemption_codes"], "c;k");
+    assert_eq!(p["exemptions_verified"], "c:unverified;k:unverified");
+    assert!(p["exemption_sources"]
+        .as_str()
+        .unwrap()
+        .contains("site record: exemption 'k'"));
+    assert!(p["active_without_approval_sources"]
+        .as_str()
+        .unwrap()
+        .contains("site record: status"));
+    // The items page writes the same properties.
+    let page = get("/collections/sites/items?limit=100").await.json();
+    let f = page["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "S14")
+        .unwrap();
+    assert_eq!(f["properties"], s14["properties"]);
+}

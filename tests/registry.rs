@@ -967,22 +967,28 @@ fn patched(e: &Env, id: &str, change: Value) -> Value {
 /// Every typed field through `PATCH`: vocabulary words are stored as codes, objects as
 /// objects, and a value no vocabulary knows is a 422 naming the allowed values.
 fn typed_fields(e: &Env) {
-    // The seed converted the files' words: S01 was "active" with approved_swppp 2026-03-20.
+    // The seed keeps the files' typed record (S01) and converts their old words: S02 says
+    // "active", S10 has the old approved_swppp text "SWPPP-2026-047".
     let s01 = e.get("/sites/S01").json;
     assert_eq!(s01["properties"]["status"], "under_construction");
+    assert_eq!(s01["properties"]["swppp_approval"]["decision"], "approved");
+    assert_eq!(s01["properties"]["swppp_approval"]["date"], "2026-03-20");
+    let s02 = e.get("/sites/S02").json;
+    assert_eq!(s02["properties"]["status"], "under_construction", "{s02}");
+    let s10 = e.get("/sites/S10").json;
     assert_eq!(
-        s01["properties"]["swppp_approval"],
-        json!({"decision": "approved", "date": "2026-03-20"})
+        s10["properties"]["swppp_approval"],
+        json!({"decision": "approved", "reference": "SWPPP-2026-047"})
     );
-    assert!(s01["properties"].get("approved_swppp").is_none(), "{s01}");
-    let h = e.get("/sites/S01/history").json;
+    assert!(s10["properties"].get("approved_swppp").is_none(), "{s10}");
+    let h = e.get("/sites/S10/history").json;
     assert!(
         h["history"]
             .as_array()
             .is_some_and(|rows| rows.iter().any(|r| r["who"] == "migration"
                 && r["action"] == "convert"
                 && r["field"] == "approved_swppp"
-                && r["old_value"] == "2026-03-20")),
+                && r["old_value"] == "SWPPP-2026-047")),
         "the audit keeps the file's text: {h}"
     );
 

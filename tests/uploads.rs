@@ -362,6 +362,21 @@ async fn a_site_exports_as_a_zipped_shapefile_that_reads_back_and_rechecks_the_s
         assert_eq!(text("site_id"), "S03");
         assert_eq!(text("cond_b"), "true", "S03 is Condition B");
         assert_eq!(text("five_acre"), "false", "S03's peak is 4.81 ac");
+        // The typed site record and the sources of the findings (data/clay/README.md).
+        assert_eq!(text("status"), "under_construction");
+        assert_eq!(text("status_rec"), "under_construction");
+        assert_eq!(text("swppp_dec"), "approved");
+        assert_eq!(text("swppp_date"), "2026-03-25");
+        assert_eq!(text("swppp_ref"), "SWPPP-2026-014");
+        assert_eq!(text("swppp_by"), "planning_board");
+        assert_eq!(text("sf_source"), "site record: single_family");
+        assert_eq!(text("ag_source"), "site record: agricultural");
+        assert!(text("lda_src").contains("site record: common_plan"));
+        assert_eq!(text("b_src"), "disturbance polygons");
+        assert!(text("c_src").contains("site record: single_family"));
+        assert!(text("a_src").contains("receiving water: assumed from the nearest water"));
+        assert!(text("five_src").contains("swppp_approval"));
+        assert!(text("awa_src").contains("site record: status 'under_construction'"));
         let phase = phases
             .iter()
             .find(|p| p["phase"] == text("phase"))
@@ -533,4 +548,36 @@ fn truncated_uploads_of_every_format_are_errors_naming_the_file_never_panics() {
             }
         }
     }
+}
+
+/// The GeoJSON export carries the same record: the status word as recorded, the (5) letters
+/// claimed and each one's outcome, and the sources that decided them.
+#[tokio::test]
+async fn a_site_export_carries_the_typed_record_and_the_sources() {
+    let r = get("/sites/S14/export.geojson").await;
+    assert_eq!(r.status, StatusCode::OK);
+    let p = &r.json()["features"][0]["properties"];
+    assert_eq!(p["exemptions"], "c;k", "the letters claimed");
+    assert_eq!(p["exempt_ver"], "c:unverified;k:unverified");
+    assert!(p["exempt_src"]
+        .as_str()
+        .unwrap()
+        .contains("site record: exemption 'routine maintenance'"));
+    assert_eq!(
+        p["swppp_dec"],
+        serde_json::Value::Null,
+        "no decision recorded"
+    );
+    let r = get("/sites/S02/export.geojson").await;
+    let p = &r.json()["features"][0]["properties"];
+    assert_eq!(p["status"], "under_construction");
+    assert_eq!(p["status_rec"], "active", "the older word, as recorded");
+    assert_eq!(p["sf_source"], "site record: land_use");
+    let r = get("/sites/S12/export.geojson").await;
+    let p = &r.json()["features"][0]["properties"];
+    assert_eq!(p["swppp_dec"], "denied");
+    assert_eq!(
+        p["ag_source"], "parcel class 449",
+        "no statement: the parcel class"
+    );
 }

@@ -278,6 +278,35 @@ pub(super) fn derived_properties(st: &AppState, layer: &Layer, index: usize) -> 
                     "receiving_waters".into(),
                     json!(r.receiving_water_names.join("; ")),
                 );
+                // The typed site record and the sources that decided each finding. Added
+                // beside the town's own columns, never over them: the status code is
+                // `status_code` (`status` is the word as the file records it), and a key the
+                // file already has keeps the file's value.
+                let mut record = Map::new();
+                record.insert(
+                    "active_without_approval".into(),
+                    json!(r
+                        .finding(crate::law::RuleId::ActiveWithoutApproval)
+                        .and_then(|f| f.met)),
+                );
+                if let Ok(Value::Object(rec)) = serde_json::to_value(r.record_columns()) {
+                    for (k, v) in rec {
+                        let k = if k == "status" {
+                            "status_code".into()
+                        } else {
+                            k
+                        };
+                        record.insert(k, v);
+                    }
+                }
+                for (rule, column) in crate::report::SOURCE_COLUMNS {
+                    record.insert(column.into(), json!(r.sources_text(rule)));
+                }
+                for (k, v) in record {
+                    if !f.properties.contains_key(&k) {
+                        props.insert(k, v);
+                    }
+                }
             }
         }
         // Street labels read one key, whatever the source calls its name column.

@@ -73,6 +73,10 @@ pub fn exemption(f: &Facts, r: &Rules) -> Decision {
         .fact("claimed", stated)
         .fact("codes", codes)
         .fact(
+            "verified",
+            checks.iter().map(|c| c.applies).collect::<Vec<_>>(),
+        )
+        .fact(
             "verified_by",
             claims.iter().map(|c| &c.verified_by).collect::<Vec<_>>(),
         )
