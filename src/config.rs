@@ -316,10 +316,10 @@ pub struct Manifest {
     /// A data set's own words for the typed site record (status, approval, land use,
     /// exemption), added to the shipped `src/vocabulary/site.toml`.
     #[serde(default, skip_serializing_if = "is_default_vocabulary")]
-    pub vocabulary: crate::claims::VocabularyConfig,
+    pub vocabulary: crate::vocabulary::site::VocabularyConfig,
     /// The vocabularies as used, built once from the shipped words and `vocabulary`.
     #[serde(skip)]
-    pub words: crate::claims::Vocabulary,
+    pub words: crate::vocabulary::site::Vocabulary,
     /// Layer paths may point outside the data folder (absolute, or `..`) only when this is true.
     #[serde(default)]
     pub allow_outside_paths: bool,
@@ -335,8 +335,8 @@ pub struct Manifest {
     pub dir: PathBuf,
 }
 
-fn is_default_vocabulary(v: &crate::claims::VocabularyConfig) -> bool {
-    *v == crate::claims::VocabularyConfig::default()
+fn is_default_vocabulary(v: &crate::vocabulary::site::VocabularyConfig) -> bool {
+    *v == crate::vocabulary::site::VocabularyConfig::default()
 }
 
 fn default_max_rejected_share() -> f64 {
@@ -392,11 +392,12 @@ impl Manifest {
             path: file.to_path_buf(),
             reason: e.to_string(),
         })?;
-        m.words =
-            crate::claims::Vocabulary::with(&m.vocabulary).map_err(|reason| Error::Manifest {
+        m.words = crate::vocabulary::site::Vocabulary::with(&m.vocabulary).map_err(|reason| {
+            Error::Manifest {
                 path: file.to_path_buf(),
                 reason,
-            })?;
+            }
+        })?;
         m.validate(file)?;
         Ok(m)
     }

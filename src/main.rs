@@ -263,13 +263,14 @@ fn main() -> anyhow::Result<()> {
                 None => Manifest::parse("", Path::new("(defaults)"))?,
             };
             let rows = outfall::law::rulebook(&manifest.rules, &manifest.clauses);
-            let causes = outfall::vocabulary::causes::table(&manifest.rules)?;
+            let causes =
+                outfall::vocabulary::causes::table(&manifest.rules.construction_pollutants)?;
             if json {
                 // The same shape as GET /rules.
                 let all = serde_json::json!({
                     "law": manifest.clauses.law,
                     "rules": rows,
-                    "vocabularies": outfall::vocabulary::tables(&manifest),
+                    "vocabularies": outfall::vocabulary::tables(&manifest.rules.construction_pollutants, &manifest.words),
                 });
                 return emit(&(serde_json::to_string_pretty(&all)? + "\n"));
             }

@@ -77,6 +77,28 @@ pub struct SiteInfo {
     pub bbox: Option<[f64; 4]>,
 }
 
+impl SiteInfo {
+    /// The typed record's lines of the text report: status in words, the SWPPP decision and
+    /// its source, and the values no vocabulary knows.
+    fn record_text(&self) -> String {
+        let mut s = match (&self.status, &self.status_recorded) {
+            (Some(st), Some(w)) if w != st => {
+                format!("Status: {} (recorded as '{w}')\n", st.replace('_', " "))
+            }
+            (Some(st), _) => format!("Status: {}\n", st.replace('_', " ")),
+            (None, Some(w)) => format!("Status: '{w}' (not a status word this data set knows)\n"),
+            (None, None) => String::new(),
+        };
+        if let Some(a) = &self.swppp_approval {
+            s += &format!("SWPPP: {} [{}]\n", a.describe(), a.source);
+        }
+        for p in &self.record_problems {
+            s += &format!("Record problem: {p}\n");
+        }
+        s
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Disturbance {
     pub total_acres: f64,
@@ -291,22 +313,7 @@ impl Report {
         if let Some(a) = &site.address {
             writeln!(s_, "Address: {a}").ok();
         }
-        match (&site.status, &site.status_recorded) {
-            (Some(st), Some(w)) if w != st => {
-                writeln!(s_, "Status: {} (recorded as '{w}')", st.replace('_', " ")).ok()
-            }
-            (Some(st), _) => writeln!(s_, "Status: {}", st.replace('_', " ")).ok(),
-            (None, Some(w)) => {
-                writeln!(s_, "Status: '{w}' (not a status word this data set knows)").ok()
-            }
-            (None, None) => None,
-        };
-        if let Some(a) = &site.swppp_approval {
-            writeln!(s_, "SWPPP: {} [{}]", a.describe(), a.source).ok();
-        }
-        for p in &site.record_problems {
-            writeln!(s_, "Record problem: {p}").ok();
-        }
+        s_.push_str(&site.record_text());
         if !site.parcel_ids.is_empty() {
             writeln!(s_, "Parcels: {}", site.parcel_ids.join(", ")).ok();
         }

@@ -89,7 +89,7 @@ pub async fn rules(State(st): State<AppState>) -> Json<Value> {
     Json(json!({
         "law": m.clauses.law,
         "rules": crate::law::rulebook(&m.rules, &m.clauses),
-        "vocabularies": crate::vocabulary::tables(m),
+        "vocabularies": crate::vocabulary::tables(&m.rules.construction_pollutants, &m.words),
     }))
 }
 

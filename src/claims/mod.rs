@@ -206,7 +206,6 @@ pub struct SiteClaims {
     /// agricultural), before any parcel-class fallback.
     pub single_family: Sourced,
     pub agricultural: Sourced,
-    pub land_use_unreadable: Option<String>,
     /// Part of a larger common plan of development or sale (6).
     pub common_plan: Option<bool>,
     pub common_plan_acres: Option<f64>,

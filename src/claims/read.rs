@@ -23,8 +23,7 @@ pub fn read_claims(get: SiteColumns, vocab: &Vocabulary) -> SiteClaims {
     let approval = read_approval(get, vocab, &mut problems);
     let evidence = read_evidence(&|k| get(k), &mut problems);
     let exemptions = read_exemptions(get, vocab, &evidence, &mut problems);
-    let (single_family, agricultural, land_use_unreadable) =
-        read_land_use(get, vocab, &mut problems);
+    let (single_family, agricultural) = read_land_use(get, vocab, &mut problems);
     let common_plan = flag(get, "common_plan", &mut problems);
     let common_plan_acres = get("common_plan_acres").and_then(|v| acres(&v));
     SiteClaims {
@@ -33,7 +32,6 @@ pub fn read_claims(get: SiteColumns, vocab: &Vocabulary) -> SiteClaims {
         exemptions,
         single_family,
         agricultural,
-        land_use_unreadable,
         common_plan,
         common_plan_acres,
         problems,
@@ -363,7 +361,7 @@ fn read_land_use(
     get: SiteColumns,
     vocab: &Vocabulary,
     problems: &mut Vec<String>,
-) -> (Sourced, Sourced, Option<String>) {
+) -> (Sourced, Sourced) {
     let recorded = |v: Option<bool>, col: &str| Sourced {
         value: v,
         source: v.map(|_| format!("site record: {col}")),
@@ -373,19 +371,17 @@ fn read_land_use(
             Some(code) => (
                 recorded(Some(code == "single_family_residence"), "land_use"),
                 recorded(Some(code == "agricultural"), "land_use"),
-                None,
             ),
             None => {
                 problems.push(format!(
                     "land_use '{word}' is not a word the land-use vocabulary knows; map it in [vocabulary.land_use] to single_family_residence, agricultural or other"
                 ));
-                (recorded(None, ""), recorded(None, ""), Some(word))
+                (recorded(None, ""), recorded(None, ""))
             }
         };
     }
     (
         recorded(flag(get, "single_family", problems), "single_family"),
         recorded(flag(get, "agricultural", problems), "agricultural"),
-        None,
     )
 }

@@ -5,13 +5,15 @@ use super::{
 };
 use crate::claims::Sourced;
 use crate::config::{CauseReading, Rules};
-use crate::facts::{EntryRule, Facts, Impaired};
+use crate::facts::{EntryRule, Facts, Impaired, TmdlWatershed};
 use crate::vocabulary::causes::CauseVocabulary;
 
 /// The pollutants of concern among a listed water's causes, under the configured reading.
 fn pollutants_of_concern(w: &Impaired, r: &Rules) -> Vec<String> {
     match r.condition_a_causes {
-        CauseReading::Construction => CauseVocabulary::for_rules(r).causes_matching(&w.causes),
+        CauseReading::Construction => {
+            CauseVocabulary::with_extra(&r.construction_pollutants).causes_matching(&w.causes)
+        }
         CauseReading::Any => w.causes.clone(),
     }
 }
@@ -21,7 +23,7 @@ fn pollutants_of_concern(w: &Impaired, r: &Rules) -> Vec<String> {
 /// literal reading, where every cause counts.
 fn pollutant_terms(w: &Impaired, r: &Rules) -> Vec<String> {
     match r.condition_a_causes {
-        CauseReading::Construction => CauseVocabulary::for_rules(r)
+        CauseReading::Construction => CauseVocabulary::with_extra(&r.construction_pollutants)
             .matching(&w.causes)
             .iter()
             .map(|m| m.describe())
@@ -58,42 +60,7 @@ pub fn water_test(f: &Facts, r: &Rules) -> Decision {
     } else {
         Some(false)
     };
-    let in_reach = |t: &&crate::facts::TmdlWatershed| {
-        in_scope(t.distance_m == Some(0.0), t.distance_m.unwrap_or(0.0))
-    };
-    let storm = w
-        .tmdl_entered
-        .iter()
-        .filter(in_reach)
-        .find(|t| t.stormwater_source == Some(true));
-    // A watershed entered whose stormwater-source attribute is blank could be the one.
-    let blank: Vec<&crate::facts::TmdlWatershed> = w
-        .tmdl_entered
-        .iter()
-        .filter(in_reach)
-        .filter(|t| t.stormwater_source.is_none())
-        .collect();
-    let tmdl_prong: Option<bool> = if storm.is_some() {
-        Some(true)
-    } else if !w.tmdl_loaded {
-        missing.push("a TMDL watershed layer".to_string());
-        None
-    } else if !known && w.entry.outfall.is_none() {
-        if !missing.contains(&where_missing(f)) {
-            missing.push(where_missing(f));
-        }
-        None
-    } else if !blank.is_empty() {
-        missing.extend(blank.iter().map(|t| {
-            format!(
-                "whether stormwater is a source of the {} TMDL ({}): its stormwater-source attribute is blank",
-                t.name, t.id
-            )
-        }));
-        None
-    } else {
-        Some(false)
-    };
+    let (tmdl_prong, storm, blank) = tmdl_prong(f, scope_m, known, &mut missing);
     let met = or3(list_prong, tmdl_prong);
     let mut why: Vec<String> = Vec::new();
     if let Some((l, poc)) = &hit {
@@ -165,6 +132,57 @@ pub fn water_test(f: &Facts, r: &Rules) -> Decision {
                 .map(|(l, _)| pollutant_terms(l, r))
                 .unwrap_or_default(),
         )
+}
+
+/// The TMDL prong: `Some(true)` when the discharge enters, within scope, a watershed where
+/// stormwater is a source (returned with it); entered watersheds whose stormwater-source
+/// attribute is blank leave it open (returned too), and what is missing is pushed.
+fn tmdl_prong<'a>(
+    f: &'a Facts,
+    scope_m: f64,
+    known: bool,
+    missing: &mut Vec<String>,
+) -> (
+    Option<bool>,
+    Option<&'a TmdlWatershed>,
+    Vec<&'a TmdlWatershed>,
+) {
+    let w = &f.water;
+    let entered: Vec<&TmdlWatershed> = w
+        .tmdl_entered
+        .iter()
+        .filter(|t| t.distance_m == Some(0.0) || t.distance_m.unwrap_or(0.0) <= scope_m + 1e-6)
+        .collect();
+    let storm = entered
+        .iter()
+        .copied()
+        .find(|t| t.stormwater_source == Some(true));
+    let blank: Vec<&TmdlWatershed> = entered
+        .into_iter()
+        .filter(|t| t.stormwater_source.is_none())
+        .collect();
+    let met = if storm.is_some() {
+        Some(true)
+    } else if !w.tmdl_loaded {
+        missing.push("a TMDL watershed layer".to_string());
+        None
+    } else if !known && w.entry.outfall.is_none() {
+        if !missing.contains(&where_missing(f)) {
+            missing.push(where_missing(f));
+        }
+        None
+    } else if !blank.is_empty() {
+        missing.extend(blank.iter().map(|t| {
+            format!(
+                "whether stormwater is a source of the {} TMDL ({}): its stormwater-source attribute is blank",
+                t.name, t.id
+            )
+        }));
+        None
+    } else {
+        Some(false)
+    };
+    (met, storm, blank)
 }
 
 /// How "pollutant of concern" is read, in words.
@@ -440,11 +458,8 @@ pub fn condition_c(f: &Facts, r: &Rules) -> Decision {
             .collect();
         (Some(true), format!("{pre}{whose}, within {range}, and not a single-family residence or agricultural property ({}).", by.join("; ")))
     };
-    let met = if outside_town(f) || met == Some(false) {
-        met
-    } else {
-        and3(lda.met, met)
-    };
+    // A "no" from the acres, the land use or the boundary stands whatever the activity.
+    let met = and3(lda.met, met);
     let mut missing = if met.is_none() {
         lda.missing
     } else {

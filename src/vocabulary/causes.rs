@@ -23,7 +23,6 @@
 //! anything, so a check rebuilds nothing.
 
 use super::{normalize, normalized_chars};
-use crate::config::Rules;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -185,12 +184,6 @@ pub struct CauseVocabulary<'a> {
 }
 
 impl<'a> CauseVocabulary<'a> {
-    /// The shipped terms plus `rules.construction_pollutants`, so manifests written for the
-    /// old keyword list keep working.
-    pub fn for_rules(rules: &'a Rules) -> Self {
-        Self::with_extra(&rules.construction_pollutants)
-    }
-
     pub fn with_extra(extra: &'a [String]) -> Self {
         CauseVocabulary {
             shipped: shipped().ok(),
@@ -273,10 +266,12 @@ fn extra_term(k: &str) -> Term {
     }
 }
 
-/// The vocabulary rows for a manifest's rules, or the error of a broken shipped file.
-pub fn table(rules: &Rules) -> Result<Vec<Term>> {
+/// The vocabulary rows with a manifest's extra terms (`rules.construction_pollutants`, so
+/// manifests written for the old keyword list keep working), or the error of a broken
+/// shipped file.
+pub fn table(extra: &[String]) -> Result<Vec<Term>> {
     shipped()?;
-    Ok(CauseVocabulary::for_rules(rules).table())
+    Ok(CauseVocabulary::with_extra(extra).table())
 }
 
 /// The normalised parts of a cause that may each equal a term, whole first, each once.

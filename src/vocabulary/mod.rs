@@ -25,14 +25,15 @@ pub(crate) fn normalized_chars(text: &str) -> impl Iterator<Item = char> + '_ {
 
 /// Every vocabulary of a data set, as `outfall rules --json` and `GET /rules` print them:
 /// the cause terms, then each table of the site record as word -> code.
-pub fn tables(m: &crate::config::Manifest) -> serde_json::Value {
+/// `extra_causes` is the manifest's `rules.construction_pollutants`.
+pub fn tables(extra_causes: &[String], words: &site::Vocabulary) -> serde_json::Value {
     let mut out = serde_json::Map::new();
     out.insert(
         "causes".into(),
-        serde_json::to_value(causes::CauseVocabulary::for_rules(&m.rules).table())
+        serde_json::to_value(causes::CauseVocabulary::with_extra(extra_causes).table())
             .unwrap_or_default(),
     );
-    for (table, word, code) in m.words.rows() {
+    for (table, word, code) in words.rows() {
         let t = out
             .entry(table.to_string())
             .or_insert_with(|| serde_json::Value::Object(Default::default()));
