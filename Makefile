@@ -14,8 +14,8 @@ run: tools web
 test: tools web clients
 	scripts/ensure-tools.sh test
 	cargo fmt --check
-	cargo clippy --release --all-targets -- -D warnings
-	scripts/with-postgis.sh cargo test --release
+	cargo clippy --release --workspace --all-targets -- -D warnings
+	scripts/with-postgis.sh cargo test --release --workspace
 	./target/release/outfall validate --data data/clay --strict
 	$(MAKE) e2e
 

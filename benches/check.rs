@@ -6,9 +6,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use geo_types::{polygon, Geometry};
-use outfall::load::Feature;
-use outfall::screening::{check, check_parcel, Subject};
-use outfall::{Catalog, Role};
+use outfall_core::load::Feature;
+use outfall_core::screening::{check, check_parcel, Subject};
+use outfall_core::{Catalog, Role};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -156,14 +156,14 @@ fn networks(c: &mut Criterion) {
 
 /// `n` square phases of about 1 acre on a grid, each starting a day after the previous one and
 /// open `days` days. With `overlap`, neighbours overlap.
-fn phased_plan(n: usize, overlap: bool, days: u64) -> Vec<outfall::area::Phase> {
+fn phased_plan(n: usize, overlap: bool, days: u64) -> Vec<outfall_core::area::Phase> {
     let side = if overlap { 0.0009 } else { 0.0007 };
     let day0 = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
     (0..n)
         .map(|i| {
             let (x, y) = (-76.2 + (i % 40) as f64 * 0.0008, 43.1 + (i / 40) as f64 * 0.0008);
             let start = day0 + chrono::Days::new(i as u64);
-            outfall::area::Phase {
+            outfall_core::area::Phase {
                 name: i.to_string(),
                 start: Some(start),
                 end: Some(start + chrono::Days::new(days)),
@@ -183,7 +183,9 @@ fn peak(c: &mut Criterion) {
         (true, 5000, "peak_1000_dated_overlapping_all_open"),
     ] {
         let plan = phased_plan(1000, overlap, days);
-        g.bench_function(name, |b| b.iter(|| outfall::area::peak_at_one_time(&plan)));
+        g.bench_function(name, |b| {
+            b.iter(|| outfall_core::area::peak_at_one_time(&plan))
+        });
     }
     g.finish();
 }
@@ -197,8 +199,8 @@ type TileFeature = (
 
 /// 40 x 25 = 1,000 square parcels inside the z14 tile over Syracuse, 100 px from its edges
 /// (the layer `tests/tiles.rs` checks the encoding of).
-fn tile_parcels() -> (outfall::tiles::TileId, Vec<TileFeature>) {
-    use outfall::tiles::{TileId, EXTENT};
+fn tile_parcels() -> (outfall_core::tiles::TileId, Vec<TileFeature>) {
+    use outfall_core::tiles::{TileId, EXTENT};
     let tile = TileId::from_lonlat(-76.15, 43.05, 14).unwrap();
     let b = tile.bounds_lonlat();
     let (min, max) = (b.min(), b.max());
@@ -241,8 +243,12 @@ fn tiles(c: &mut Criterion) {
     g.sample_size(50).measurement_time(Duration::from_secs(10));
     g.bench_function("encode_1000_polygons_z14", |b| {
         b.iter(|| {
-            outfall::tiles::encode_layer(tile, "parcels", grid.iter().map(|(id, g, p)| (*id, g, p)))
-                .unwrap()
+            outfall_core::tiles::encode_layer(
+                tile,
+                "parcels",
+                grid.iter().map(|(id, g, p)| (*id, g, p)),
+            )
+            .unwrap()
         })
     });
     g.finish();
@@ -253,10 +259,10 @@ fn tiles(c: &mut Criterion) {
 fn new_hope_reaches(
     path: &Path,
 ) -> (
-    Vec<outfall::network::Reach>,
-    Vec<outfall::network::NetworkAttrs>,
+    Vec<outfall_core::network::Reach>,
+    Vec<outfall_core::network::NetworkAttrs>,
 ) {
-    use outfall::network::{clean_name, NetworkAttrs, Reach};
+    use outfall_core::network::{clean_name, NetworkAttrs, Reach};
     let text = std::fs::read_to_string(path).unwrap();
     let fc: geojson::FeatureCollection = serde_json::from_str(&text).unwrap();
     let (mut reaches, mut attrs) = (Vec::new(), Vec::new());
@@ -275,7 +281,7 @@ fn new_hope_reaches(
 
 /// Network build (from attributes, from geometry) and a 50 km trace from every reach.
 fn network_build(c: &mut Criterion) {
-    use outfall::network::{Network, DEFAULT_SNAP_TOLERANCE_M};
+    use outfall_core::network::{Network, DEFAULT_SNAP_TOLERANCE_M};
     let Some(src) = real("nhdplusv2-new-hope-nc/new_hope_flowlines.geojson") else {
         return;
     };

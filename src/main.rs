@@ -3,9 +3,9 @@
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use outfall::batch::{self, Row};
-use outfall::screening::{self, parse_point};
-use outfall::{Catalog, Manifest};
+use outfall_core::batch::{self, Row};
+use outfall_core::screening::{self, parse_point};
+use outfall_core::{Catalog, Manifest};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -236,7 +236,7 @@ fn main() -> anyhow::Result<()> {
                 let text = std::fs::read_to_string(&path)
                     .with_context(|| format!("reading {}", path.display()))?;
                 let (features, problems) =
-                    outfall::load::parse_geojson(&text, &path.display().to_string())?;
+                    outfall_core::load::parse_geojson(&text, &path.display().to_string())?;
                 for p in &problems {
                     eprintln!("warning: {}: feature {}: {}", p.path, p.feature, p.reason);
                 }
@@ -262,15 +262,15 @@ fn main() -> anyhow::Result<()> {
                 Some(d) => Manifest::read(&d)?,
                 None => Manifest::parse("", Path::new("(defaults)"))?,
             };
-            let rows = outfall::law::rulebook(&manifest.rules, &manifest.clauses);
+            let rows = outfall_core::law::rulebook(&manifest.rules, &manifest.clauses);
             let causes =
-                outfall::vocabulary::causes::table(&manifest.rules.construction_pollutants)?;
+                outfall_core::vocabulary::causes::table(&manifest.rules.construction_pollutants)?;
             if json {
                 // The same shape as GET /rules.
                 let all = serde_json::json!({
                     "law": manifest.clauses.law,
                     "rules": rows,
-                    "vocabularies": outfall::vocabulary::tables(&manifest.rules.construction_pollutants, &manifest.words),
+                    "vocabularies": outfall_core::vocabulary::tables(&manifest.rules.construction_pollutants, &manifest.words),
                 });
                 return emit(&(serde_json::to_string_pretty(&all)? + "\n"));
             }
@@ -290,12 +290,12 @@ fn main() -> anyhow::Result<()> {
                 }
             }
             text += &causes_text(&causes);
-            text += &outfall::vocabulary::site_text(&manifest.words);
+            text += &outfall_core::vocabulary::site_text(&manifest.words);
             emit(&text)
         }
         Command::Prepare { data } => {
             let started = std::time::Instant::now();
-            let layers = outfall::prepared::prepare(&data)?;
+            let layers = outfall_core::prepared::prepare(&data)?;
             let mut text = String::new();
             for l in &layers {
                 text += &match &l.skipped {
@@ -322,7 +322,7 @@ fn main() -> anyhow::Result<()> {
             emit(&text)
         }
         Command::Validate { data, strict } => {
-            let v = outfall::catalog::validate(&data);
+            let v = outfall_core::catalog::validate(&data);
             emit(&v.to_text(&data, strict))?;
             if !v.passes(strict) {
                 bail!("{} is not valid", data.display());
@@ -336,7 +336,7 @@ fn main() -> anyhow::Result<()> {
             registry,
         } => {
             let as_of = match as_of.as_deref() {
-                Some(s) => outfall::calendar::parse_as_of(s)?,
+                Some(s) => outfall_core::calendar::parse_as_of(s)?,
                 None => chrono::Local::now().date_naive(),
             };
             let (catalog, live) = load_current(&data, registry.as_deref())?;
@@ -349,9 +349,14 @@ fn main() -> anyhow::Result<()> {
                 .sites
                 .iter()
                 .map(|s| screening::check_site(&catalog, &s.id))
-                .collect::<outfall::Result<Vec<_>>>()?;
-            let list =
-                outfall::calendar::due_list_for(&catalog, &reports, &inspections, &rain, as_of);
+                .collect::<outfall_core::Result<Vec<_>>>()?;
+            let list = outfall_core::calendar::due_list_for(
+                &catalog,
+                &reports,
+                &inspections,
+                &rain,
+                as_of,
+            );
             if json {
                 emit(&(serde_json::to_string_pretty(&list)? + "\n"))
             } else {
@@ -399,7 +404,7 @@ fn main() -> anyhow::Result<()> {
                 }
                 Ok(std::time::Duration::from_secs_f64(v))
             };
-            let mut limits = outfall::api::Limits {
+            let mut limits = outfall_server::Limits {
                 work_timeout: secs("check-timeout-secs", check_timeout_secs)?,
                 body_timeout: secs("body-timeout-secs", body_timeout_secs)?,
                 ..Default::default()
@@ -407,7 +412,7 @@ fn main() -> anyhow::Result<()> {
             if let Some(n) = max_checks {
                 limits.max_concurrent_checks = n.max(1);
             }
-            let options = outfall::api::ServeOptions {
+            let options = outfall_server::ServeOptions {
                 header_read_timeout: secs("header-timeout-secs", header_timeout_secs)?,
                 max_connections: max_connections.max(1),
                 ..Default::default()
@@ -415,10 +420,10 @@ fn main() -> anyhow::Result<()> {
             let catalog = Arc::new(load(&data)?);
             let state = match open_registry(&data, registry.as_deref(), catalog.clone())? {
                 Some(live) => {
-                    outfall::registry::Live::watch(&live, std::time::Duration::from_secs(1));
-                    outfall::api::AppState::with_registry(web, live)
+                    outfall_core::registry::Live::watch(&live, std::time::Duration::from_secs(1));
+                    outfall_server::AppState::with_registry(web, live)
                 }
-                None => outfall::api::AppState::new(catalog, web),
+                None => outfall_server::AppState::new(catalog, web),
             }
             .with_limits(limits);
             let rt = tokio::runtime::Runtime::new()?;
@@ -446,7 +451,7 @@ fn main() -> anyhow::Result<()> {
                     data.display(),
                     state.public_url
                 );
-                outfall::api::serve(listener, outfall::api::app(state), options, async {
+                outfall_server::serve(listener, outfall_server::app(state), options, async {
                     tokio::signal::ctrl_c().await.ok();
                 })
                 .await?;
@@ -462,11 +467,11 @@ fn main() -> anyhow::Result<()> {
                     registry,
                 },
         } => {
-            let role: outfall::registry::AccessRole = role.parse()?;
+            let role: outfall_core::registry::AccessRole = role.parse()?;
             let catalog = Arc::new(load(&data)?);
             let live = open_registry(&data, registry.as_deref(), catalog)?
                 .context("--registry none has no tokens")?;
-            let token = outfall::registry::token::create(live.registry.as_ref(), &name, role)?;
+            let token = outfall_core::registry::token::create(live.registry.as_ref(), &name, role)?;
             eprintln!(
                 "token for {name} ({}) stored in {}; it is shown once, keep it secret:",
                 role.as_str(),
@@ -487,11 +492,11 @@ fn main() -> anyhow::Result<()> {
 fn load_current(
     data: &Path,
     registry: Option<&str>,
-) -> anyhow::Result<(Arc<Catalog>, Option<Arc<outfall::registry::Live>>)> {
+) -> anyhow::Result<(Arc<Catalog>, Option<Arc<outfall_core::registry::Live>>)> {
     let files = Arc::new(load(data)?);
     let live = match registry {
         Some(spec) => open_registry(data, Some(spec), files.clone())?,
-        None if data.join(outfall::registry::GPKG_FILE).exists() => {
+        None if data.join(outfall_core::registry::GPKG_FILE).exists() => {
             open_registry(data, None, files.clone())?
         }
         None => None,
@@ -507,11 +512,11 @@ fn open_registry(
     data: &Path,
     spec: Option<&str>,
     catalog: Arc<Catalog>,
-) -> anyhow::Result<Option<Arc<outfall::registry::Live>>> {
+) -> anyhow::Result<Option<Arc<outfall_core::registry::Live>>> {
     if spec.is_some_and(|s| s.eq_ignore_ascii_case("none")) {
         return Ok(None);
     }
-    let store = match outfall::registry::open(spec, data, &catalog.manifest.words) {
+    let store = match outfall_postgis::open(spec, data, &catalog.manifest.words) {
         Ok(s) => s,
         Err(e) if spec.is_none() && folder_is_read_only(data) => {
             eprintln!("warning: {e}; the data folder is read-only, so the sites are served from the files, read-only");
@@ -519,7 +524,7 @@ fn open_registry(
         }
         Err(e) => return Err(e.into()),
     };
-    Ok(Some(Arc::new(outfall::registry::Live::start(
+    Ok(Some(Arc::new(outfall_core::registry::Live::start(
         store, catalog,
     )?)))
 }
@@ -537,7 +542,7 @@ fn folder_is_read_only(dir: &Path) -> bool {
 
 /// Writes to standard output; a reader that closed early (`| head`) is not an error.
 /// The causes vocabulary under the rulebook: one line per term, grouped.
-fn causes_text(terms: &[outfall::vocabulary::causes::Term]) -> String {
+fn causes_text(terms: &[outfall_core::vocabulary::causes::Term]) -> String {
     let mut text = "\nVOCABULARY — causes that are a pollutant of concern (construction reading; whole terms)\n".to_string();
     let mut group = "";
     for t in terms {

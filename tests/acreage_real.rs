@@ -4,8 +4,8 @@ mod common;
 
 use common::{dataset, layer_toml, real};
 use geo_types::MultiPolygon;
-use outfall::area::{area_acres, polygons_of, SQ_M_PER_ACRE};
-use outfall::{Catalog, Role};
+use outfall_core::area::{area_acres, polygons_of, SQ_M_PER_ACRE};
+use outfall_core::{Catalog, Role};
 
 #[test]
 fn bellingham_parcels_match_their_shape_area() {

@@ -6,7 +6,7 @@ mod common;
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use http_body_util::BodyExt;
-use outfall::api::{app, AppState};
+use outfall_server::{app, AppState};
 use serde_json::Value;
 use tower::ServiceExt;
 
@@ -237,7 +237,7 @@ async fn bbox_returns_exactly_the_intersecting_features() {
 #[tokio::test]
 async fn tiles_decode_to_the_layer_and_empty_tiles_are_204() {
     use geozero::mvt::{Message, Tile};
-    use outfall::tiles::TileId;
+    use outfall_core::tiles::TileId;
     let st = state();
     let s01 = &st.reports["S01"];
     let b = s01.site.bbox.unwrap();
@@ -298,7 +298,7 @@ async fn sites_list_filters_by_status_and_reports_match_the_cli() {
     let v = get("/sites?status=active").await.json();
     let ids: Vec<&str> = strings(&v["sites"], "id");
     let st = state();
-    let sites_layer = st.catalog.layer(outfall::Role::Sites).unwrap();
+    let sites_layer = st.catalog.layer(outfall_core::Role::Sites).unwrap();
     // "active" is a word of the status vocabulary: it filters by its code, under_construction,
     // whatever word each site's record uses for it.
     let words = &st.catalog.manifest.words.status;
@@ -309,7 +309,9 @@ async fn sites_list_filters_by_status_and_reports_match_the_cli() {
             f.properties
                 .get("status")
                 .and_then(|s| s.as_str().map(String::from))
-                .is_some_and(|s| outfall::claims::lookup(words, &s) == Some("under_construction"))
+                .is_some_and(|s| {
+                    outfall_core::claims::lookup(words, &s) == Some("under_construction")
+                })
         })
         .map(|f| f.id.as_str())
         .collect();
@@ -329,7 +331,7 @@ async fn sites_list_filters_by_status_and_reports_match_the_cli() {
     // Through JSON text both ways, as a client sees it (serde_json's default float parser
     // is not exact in the last digit, so compare like with like).
     let cli: Value = serde_json::from_str(
-        &serde_json::to_string(&outfall::screening::check_site(&st.catalog, "S04").unwrap())
+        &serde_json::to_string(&outfall_core::screening::check_site(&st.catalog, "S04").unwrap())
             .unwrap(),
     )
     .unwrap();
@@ -431,7 +433,7 @@ async fn post_check_reports_and_rejects_bad_uploads_clearly() {
     assert_eq!(v["conditions"]["C"], true);
     assert!(!v["receiving_water_names"].as_array().unwrap().is_empty());
 
-    let big = post("/check", vec![b' '; outfall::api::MAX_UPLOAD_BYTES + 10]).await;
+    let big = post("/check", vec![b' '; outfall_server::MAX_UPLOAD_BYTES + 10]).await;
     assert_eq!(big.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(big.content_type, "application/problem+json");
     assert!(big.json()["detail"].as_str().unwrap().contains("MiB"));

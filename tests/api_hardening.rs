@@ -11,7 +11,7 @@ mod common;
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use http_body_util::BodyExt;
-use outfall::api::{app, serve, AppState, Limits, ServeOptions, MAX_UPLOAD_VERTICES};
+use outfall_server::{app, serve, AppState, Limits, ServeOptions, MAX_UPLOAD_VERTICES};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -269,7 +269,7 @@ async fn an_upload_over_the_vertex_limit_is_refused_naming_the_limit() {
     let body = format!(
         r#"{{"type":"Feature","properties":{{}},"geometry":{{"type":"LineString","coordinates":[{coords}]}}}}"#
     );
-    assert!(body.len() < outfall::api::MAX_UPLOAD_BYTES);
+    assert!(body.len() < outfall_server::MAX_UPLOAD_BYTES);
     let r = post_to(state(), Some("application/geo+json"), body.into()).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text());
     assert!(r.is_problem());

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{dataset, layer_toml, real};
-use outfall::{Catalog, Role};
+use outfall_core::{Catalog, Role};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -30,7 +30,7 @@ fn bellingham_parcels_keep_every_attribute_exactly() {
         .iter()
         .filter_map(|f| {
             let props = f["properties"].as_object()?;
-            Some((outfall::load::value_text(&props["LOC_ID"])?, props))
+            Some((outfall_core::load::value_text(&props["LOC_ID"])?, props))
         })
         .collect();
     assert!(layer.features.len() > 6_000, "{}", layer.features.len());
@@ -61,7 +61,7 @@ fn features_with_different_keys_share_the_union_and_absent_is_not_null() {
         {"type": "Feature", "properties": {"id": "b", "n": 2, "c": "x", "n": 3},
          "geometry": {"type": "Point", "coordinates": [-76.2, 43.1]}}
     ]}"#;
-    let (features, problems) = outfall::load::parse_geojson(text, "two.geojson").unwrap();
+    let (features, problems) = outfall_core::load::parse_geojson(text, "two.geojson").unwrap();
     assert!(problems.is_empty(), "{problems:?}");
     let (a, b) = (&features[0].properties, &features[1].properties);
     assert!(std::sync::Arc::ptr_eq(a.schema(), b.schema()));

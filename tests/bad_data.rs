@@ -6,7 +6,7 @@
 
 mod common;
 
-use outfall::{Catalog, Role};
+use outfall_core::{Catalog, Role};
 use std::path::{Path, PathBuf};
 
 /// The demo data set copied into a temp folder, ready to be broken.
@@ -61,7 +61,7 @@ impl Corpus {
         self.write(name, serde_json::to_vec(&v).expect("json"));
     }
 
-    fn open(&self) -> Result<Catalog, outfall::Error> {
+    fn open(&self) -> Result<Catalog, outfall_core::Error> {
         Catalog::open(self.dir.path())
     }
 
@@ -645,7 +645,7 @@ fn a_one_number_position_is_a_problem_not_a_panic() {
       {"type":"Feature","id":"a","properties":{},"geometry":{"type":"Point","coordinates":[-76.18]}},
       {"type":"Feature","id":"b","properties":{},"geometry":{"type":"Polygon","coordinates":[[[-76.2,43.1],[-76.199,43.1],[-76.199,43.101],[-76.2,43.1]]]}}
     ]}"#;
-    let (features, probs) = outfall::load::parse_geojson(upload, "upload").expect("parses");
+    let (features, probs) = outfall_core::load::parse_geojson(upload, "upload").expect("parses");
     assert_eq!(features.len(), 1);
     assert_eq!(probs.len(), 1);
     assert_eq!(
@@ -669,7 +669,7 @@ fn an_upload_crs_must_be_a_code_not_a_proj_string() {
             r#"{{"type":"FeatureCollection","crs":{{"type":"name","properties":{{"name":"{crs}"}}}},"features":[{{"type":"Feature","properties":{{}},"geometry":{{"type":"Polygon","coordinates":[[[920000,1130000],[920100,1130000],[920100,1130100],[920000,1130100],[920000,1130000]]]}}}}]}}"#
         )
     };
-    match outfall::load::parse_geojson(&body("+init=/etc/passwd:root"), "upload") {
+    match outfall_core::load::parse_geojson(&body("+init=/etc/passwd:root"), "upload") {
         Err(e) => assert_eq!(
             e.to_string(),
             "upload: the `crs` '+init=/etc/passwd:root' is not accepted; name it as EPSG:n or urn:ogc:def:crs:EPSG::n, or send RFC 7946 lon/lat without a `crs`"
@@ -677,11 +677,11 @@ fn an_upload_crs_must_be_a_code_not_a_proj_string() {
         Ok(_) => panic!("a PROJ string in an upload must be refused"),
     }
     let (features, probs) =
-        outfall::load::parse_geojson(&body("urn:ogc:def:crs:EPSG::2261"), "upload")
+        outfall_core::load::parse_geojson(&body("urn:ogc:def:crs:EPSG::2261"), "upload")
             .expect("an OGC URN is fine");
     assert_eq!((features.len(), probs.len()), (1, 0));
     let (features, _) =
-        outfall::load::parse_geojson(&body("EPSG:2261"), "upload").expect("EPSG:n is fine");
+        outfall_core::load::parse_geojson(&body("EPSG:2261"), "upload").expect("EPSG:n is fine");
     assert_eq!(features.len(), 1);
 }
 

@@ -5,7 +5,7 @@ mod common;
 
 use common::{dataset, write_shp};
 use geo_types::polygon;
-use outfall::{Catalog, Error};
+use outfall_core::{Catalog, Error};
 
 fn square(x: f64) -> geo_types::Polygon<f64> {
     polygon![(x: x, y: 43.0), (x: x + 0.001, y: 43.0), (x: x + 0.001, y: 43.001), (x: x, y: 43.001)]
@@ -75,7 +75,7 @@ fn self_intersecting_polygon_is_reported_and_the_rest_load() {
         &[("p.geojson", gj.as_bytes())],
     );
     let cat = Catalog::open(dir.path()).expect("the good feature loads");
-    let layer = cat.layer(outfall::Role::Parcels).expect("parcels");
+    let layer = cat.layer(outfall_core::Role::Parcels).expect("parcels");
     assert_eq!(layer.features.len(), 1);
     assert_eq!(layer.features[0].id, "good");
     let probs: Vec<String> = layer
@@ -117,7 +117,7 @@ fn nan_coordinates_in_a_shapefile_are_reported() {
     )
     .unwrap();
     let cat = Catalog::open(dir.path()).expect("loads the good one");
-    let layer = cat.layer(outfall::Role::Parcels).unwrap();
+    let layer = cat.layer(outfall_core::Role::Parcels).unwrap();
     assert_eq!(layer.features.len(), 1);
     let p = &layer.problems[0];
     assert_eq!(p.feature, "nan");
@@ -219,7 +219,7 @@ fn projected_coordinates_without_a_crs_are_caught() {
         &[("p.geojson", gj.as_bytes())],
     );
     let cat = Catalog::open(dir.path()).unwrap();
-    let f = &cat.layer(outfall::Role::Parcels).unwrap().features[0];
+    let f = &cat.layer(outfall_core::Role::Parcels).unwrap().features[0];
     let c = geo::Centroid::centroid(&f.geometry).unwrap();
     assert!(
         (c.x() - -76.1).abs() < 0.5 && (c.y() - 43.1).abs() < 0.5,

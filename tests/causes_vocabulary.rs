@@ -5,10 +5,10 @@
 mod common;
 
 use common::{dataset, real};
-use outfall::report::Report;
-use outfall::screening::check_site;
-use outfall::vocabulary::causes::{table, CauseVocabulary};
-use outfall::{Catalog, Rules};
+use outfall_core::report::Report;
+use outfall_core::screening::check_site;
+use outfall_core::vocabulary::causes::{table, CauseVocabulary};
+use outfall_core::{Catalog, Rules};
 use std::collections::BTreeSet;
 
 fn matched(cause: &str) -> bool {
@@ -80,7 +80,7 @@ fn real_cause_names() -> Option<BTreeSet<String>> {
     ] {
         for f in features(rel)? {
             if let Some(p) = f["properties"]["pollutant"].as_str() {
-                names.extend(outfall::waters::split_causes(p));
+                names.extend(outfall_core::waters::split_causes(p));
             }
         }
     }
@@ -252,7 +252,7 @@ fn first_water_listed_for(cause: &str) -> Report {
 fn condition_a_reason(r: &Report) -> String {
     r.findings
         .iter()
-        .find(|f| f.rule == outfall::law::RuleId::ConditionA)
+        .find(|f| f.rule == outfall_core::law::RuleId::ConditionA)
         .map(|f| f.reason.clone())
         .unwrap_or_default()
 }

@@ -6,8 +6,8 @@ mod common;
 use common::{dataset, real, write_shp};
 use geo::{Centroid, MapCoords};
 use geo_types::{Geometry, MultiPolygon, Polygon};
-use outfall::area::{area_acres, polygons_of};
-use outfall::{Catalog, Role};
+use outfall_core::area::{area_acres, polygons_of};
+use outfall_core::{Catalog, Role};
 
 const PRJ_2261: &str = r#"PROJCS["NAD_1983_StatePlane_New_York_Central_FIPS_3102_Feet",GEOGCS["GCS_North_American_1983",DATUM["D_North_American_1983",SPHEROID["GRS_1980",6378137.0,298.257222101]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]],PROJECTION["Transverse_Mercator"],PARAMETER["False_Easting",820208.3333333333],PARAMETER["False_Northing",0.0],PARAMETER["Central_Meridian",-76.58333333333333],PARAMETER["Scale_Factor",0.9999375],PARAMETER["Latitude_Of_Origin",40.0],UNIT["Foot_US",0.3048006096012192]]"#;
 

@@ -4,9 +4,9 @@
 
 mod common;
 
-use outfall::law::RuleId;
-use outfall::screening::check_site;
-use outfall::Catalog;
+use outfall_core::law::RuleId;
+use outfall_core::screening::check_site;
+use outfall_core::Catalog;
 
 struct Expected {
     site: String,
@@ -167,7 +167,7 @@ fn expected_rows() -> Vec<Expected> {
         .collect()
 }
 
-fn met(r: &outfall::report::Report, id: RuleId) -> Option<bool> {
+fn met(r: &outfall_core::report::Report, id: RuleId) -> Option<bool> {
     r.findings.iter().find(|f| f.rule == id).unwrap().met
 }
 
@@ -351,7 +351,7 @@ fn every_demo_site_matches_the_documented_results() {
             .find(|f| f.rule == RuleId::Exemption)
             .unwrap();
         for (letter, verdict) in &e.claims {
-            let words = outfall::law::exemptions::code(*letter).unwrap().words;
+            let words = outfall_core::law::exemptions::code(*letter).unwrap().words;
             let verb = match verdict {
                 Some(true) => "applies:",
                 Some(false) => "does not apply:",
@@ -392,7 +392,7 @@ fn every_demo_site_matches_the_documented_results() {
 #[test]
 fn the_demo_parcels_come_from_state_plane_feet_and_land_in_clay() {
     let cat = Catalog::open(&common::demo_dir()).expect("demo loads");
-    let parcels = cat.layer(outfall::Role::Parcels).unwrap();
+    let parcels = cat.layer(outfall_core::Role::Parcels).unwrap();
     let crs = parcels.source.crs.replace('_', " ");
     assert!(
         crs.contains("New York Central") && crs.contains("Feet"),
@@ -401,9 +401,9 @@ fn the_demo_parcels_come_from_state_plane_feet_and_land_in_clay() {
     // Each parcel's own ACRES column (geodesic, from the generator) agrees with ours.
     for f in &parcels.features {
         let theirs = f.properties.get("ACRES").and_then(|v| v.as_f64()).unwrap();
-        let ours = outfall::area::area_acres(&geo_types::MultiPolygon(outfall::area::polygons_of(
-            &f.geometry,
-        )));
+        let ours = outfall_core::area::area_acres(&geo_types::MultiPolygon(
+            outfall_core::area::polygons_of(&f.geometry),
+        ));
         assert!(
             (ours - theirs).abs() < 0.001 + theirs * 1e-4,
             "{}: {ours} vs {theirs}",

@@ -6,8 +6,8 @@ mod common;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use outfall::api::{app, AppState};
-use outfall::{screening, Role};
+use outfall_core::{screening, Role};
+use outfall_server::{app, AppState};
 use serde_json::Value;
 use tower::ServiceExt;
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use outfall::Catalog;
+use outfall_core::Catalog;
 
 /// The `shapefile` target's input: two little-endian u16 lengths, then .shp, .shx and .dbf.
 fn load_shapefile_triple(data: &[u8]) -> String {

@@ -5,10 +5,10 @@ mod common;
 
 use common::{dataset, real};
 use geo_types::{polygon, Geometry, Point};
-use outfall::load::Feature;
-use outfall::screening::{check, Subject};
-use outfall::waters::causes_matching;
-use outfall::{Catalog, Role, Rules};
+use outfall_core::load::Feature;
+use outfall_core::screening::{check, Subject};
+use outfall_core::waters::causes_matching;
+use outfall_core::{Catalog, Role, Rules};
 use serde_json::Map;
 
 fn walker_catalog(rules: &str) -> Option<Catalog> {
@@ -255,7 +255,7 @@ fn attains_layers_load_with_causes_from_per_cause_columns() {
         let with_causes: Vec<_> = layer
             .features
             .iter()
-            .filter(|f| !outfall::waters::causes_in(&f.properties, &layer.config).is_empty())
+            .filter(|f| !outfall_core::waters::causes_in(&f.properties, &layer.config).is_empty())
             .collect();
         assert_eq!(with_causes.len(), impaired, "{rel}: features with a cause");
         // Exactly the units ATTAINS flags as impaired.
@@ -301,7 +301,7 @@ fn construction_cause_matching_on_the_real_california_pollutant_names() {
     let mut names = std::collections::BTreeSet::new();
     for f in v["features"].as_array().unwrap() {
         if let Some(p) = f["properties"]["pollutant"].as_str() {
-            names.extend(outfall::waters::split_causes(p));
+            names.extend(outfall_core::waters::split_causes(p));
         }
     }
     assert!(names.len() > 100, "{} distinct causes", names.len());

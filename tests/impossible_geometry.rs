@@ -4,15 +4,15 @@
 
 mod common;
 
-use outfall::load::parse_geojson;
-use outfall::screening::check_drawn;
-use outfall::Catalog;
+use outfall_core::load::parse_geojson;
+use outfall_core::screening::check_drawn;
+use outfall_core::Catalog;
 
 fn demo() -> Catalog {
     Catalog::open(&common::demo_dir()).expect("demo loads")
 }
 
-fn polygon(coords: &str) -> Vec<outfall::load::Feature> {
+fn polygon(coords: &str) -> Vec<outfall_core::load::Feature> {
     let text = format!(
         r#"{{"type":"Feature","properties":{{}},"geometry":{{"type":"Polygon","coordinates":[{coords}]}}}}"#
     );

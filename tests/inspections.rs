@@ -9,10 +9,10 @@ use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use chrono::NaiveDate;
 use http_body_util::BodyExt;
-use outfall::calendar::{due_list, CalendarSite, DueList, ItemKind, Urgency};
-use outfall::load::rainfall::{read_file, RainFormat, RainUnits, Rainfall};
-use outfall::record::{Inspection, RainfallDay};
-use outfall::{Catalog, Rules};
+use outfall_core::calendar::{due_list, CalendarSite, DueList, ItemKind, Urgency};
+use outfall_core::load::rainfall::{read_file, RainFormat, RainUnits, Rainfall};
+use outfall_core::record::{Inspection, RainfallDay};
+use outfall_core::{Catalog, Rules};
 use std::path::{Path, PathBuf};
 use tower::ServiceExt;
 
@@ -26,8 +26,11 @@ fn site(id: &str, status: &str, required: Option<bool>, start: &str, end: &str) 
         name: Some(format!("site {id}")),
         address: None,
         // The data set's word, through the status vocabulary, as a report gives it.
-        status: outfall::claims::lookup(&outfall::claims::Vocabulary::default().status, status)
-            .map(String::from),
+        status: outfall_core::claims::lookup(
+            &outfall_core::claims::Vocabulary::default().status,
+            status,
+        )
+        .map(String::from),
         status_recorded: Some(status.into()),
         phases: vec![("1".into(), Some(d(start)), Some(d(end)))],
         inspections_required: required,
@@ -590,7 +593,7 @@ fn a_manifest_rainfall_layer_loads_and_a_broken_one_stops_the_load() {
         err.contains("rain.csv") && err.contains("no PRCP column"),
         "{err}"
     );
-    let v = outfall::catalog::validate(broken.path());
+    let v = outfall_core::catalog::validate(broken.path());
     assert!(
         v.errors.iter().any(|e| e.contains("no PRCP column")),
         "{:?}",
@@ -598,7 +601,7 @@ fn a_manifest_rainfall_layer_loads_and_a_broken_one_stops_the_load() {
     );
     // The rainfall keys belong to rainfall layers only.
     let wrong = "[[layer]]\nrole = \"boundary\"\npath = \"b.geojson\"\nstation = \"USW00014771\"\n";
-    let err = outfall::Manifest::parse(wrong, Path::new("outfall.toml"))
+    let err = outfall_core::Manifest::parse(wrong, Path::new("outfall.toml"))
         .expect_err("refused")
         .to_string();
     assert!(err.contains("apply only to a rainfall layer"), "{err}");
@@ -606,13 +609,13 @@ fn a_manifest_rainfall_layer_loads_and_a_broken_one_stops_the_load() {
 
 // ---- the demo, the route, the day sheet, the command ----
 
-fn demo_state() -> outfall::api::AppState {
+fn demo_state() -> outfall_server::AppState {
     use std::sync::{Arc, OnceLock};
-    static STATE: OnceLock<outfall::api::AppState> = OnceLock::new();
+    static STATE: OnceLock<outfall_server::AppState> = OnceLock::new();
     STATE
         .get_or_init(|| {
             let cat = Catalog::open(&common::demo_dir()).expect("demo loads");
-            outfall::api::AppState::new(
+            outfall_server::AppState::new(
                 Arc::new(cat),
                 Path::new(env!("CARGO_MANIFEST_DIR")).join("web"),
             )
@@ -621,7 +624,7 @@ fn demo_state() -> outfall::api::AppState {
 }
 
 async fn get(uri: &str) -> (StatusCode, String, String, Option<String>) {
-    let res = outfall::api::app(demo_state())
+    let res = outfall_server::app(demo_state())
         .oneshot(Request::get(uri).body(Body::empty()).expect("request"))
         .await
         .expect("response");

@@ -3,12 +3,12 @@
 //! condition.
 
 use chrono::NaiveDate;
-use outfall::area::{PhaseAcres, PhaseOverlap};
-use outfall::claims::{read_claims, SiteStatus, Sourced, Stated, Vocabulary};
-use outfall::config::{CauseReading, Clauses, Rules};
-use outfall::facts::*;
-use outfall::law::{self, RuleId};
-use outfall::subject::SubjectKind;
+use outfall_core::area::{PhaseAcres, PhaseOverlap};
+use outfall_core::claims::{read_claims, SiteStatus, Sourced, Stated, Vocabulary};
+use outfall_core::config::{CauseReading, Clauses, Rules};
+use outfall_core::facts::*;
+use outfall_core::law::{self, RuleId};
+use outfall_core::subject::SubjectKind;
 
 /// A 2-acre site inside the town, entering an unlisted stream 100 m away, with every layer
 /// loaded and nothing claimed.
@@ -280,13 +280,13 @@ fn five_acres_at_one_time_needs_a_recorded_approval_to_exceed() {
     assert_eq!(met(F, &f), Some(true));
     // An approval dated before any disturbance waives the limit.
     record(&mut f, serde_json::json!({"approved_swppp": "2026-03-20"}));
-    f.acreage.before_approval = Some(outfall::area::Peak {
+    f.acreage.before_approval = Some(outfall_core::area::Peak {
         acres: 0.0,
         date: None,
     });
     assert_eq!(met(F, &f), Some(false), "approved before work");
     // Dated after 6 acres were already open: not pursuant to it.
-    f.acreage.before_approval = Some(outfall::area::Peak {
+    f.acreage.before_approval = Some(outfall_core::area::Peak {
         acres: 6.0,
         date: Some(day("2026-03-01")),
     });
@@ -916,7 +916,7 @@ fn blanking_any_fact_never_flips_a_decided_finding() {
                 let mut f = acres(base(), a);
                 if approved {
                     record(&mut f, serde_json::json!({"approved_swppp": "2026-03-20"}));
-                    f.acreage.before_approval = Some(outfall::area::Peak {
+                    f.acreage.before_approval = Some(outfall_core::area::Peak {
                         acres: 0.0,
                         date: None,
                     });

@@ -6,10 +6,10 @@
 mod common;
 
 use common::dataset;
-use outfall::law::RuleId;
-use outfall::report::Report;
-use outfall::screening::check_site;
-use outfall::Catalog;
+use outfall_core::law::RuleId;
+use outfall_core::report::Report;
+use outfall_core::screening::check_site;
+use outfall_core::Catalog;
 
 const LAT: f64 = 43.15;
 const M_PER_DEG_LAT: f64 = 111_000.0;
@@ -90,7 +90,7 @@ fn report(manifest: &str, files: &[(&str, String)]) -> Report {
     check_site(&cat, "S").expect("report")
 }
 
-fn finding(r: &Report, id: RuleId) -> &outfall::law::Finding {
+fn finding(r: &Report, id: RuleId) -> &outfall_core::law::Finding {
     r.findings.iter().find(|f| f.rule == id).unwrap()
 }
 

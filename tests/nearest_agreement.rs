@@ -7,10 +7,10 @@
 
 use geo::{BoundingRect, Centroid, CoordsIter, Distance, Euclidean, MapCoords};
 use geo_types::Geometry;
-use outfall::load::Feature;
-use outfall::measure::LocalFrame;
-use outfall::screening::{check, Subject};
-use outfall::{Catalog, Role};
+use outfall_core::load::Feature;
+use outfall_core::measure::LocalFrame;
+use outfall_core::screening::{check, Subject};
+use outfall_core::{Catalog, Role};
 use std::path::{Path, PathBuf};
 
 const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/real");
@@ -86,7 +86,7 @@ fn fast_search_matches_measuring_every_water() {
     let cat = open(dir.path(), &manifest);
     let shapes: Vec<Geometry<f64>> = {
         let text = std::fs::read_to_string(&parcels).unwrap();
-        let (features, _) = outfall::load::parse_geojson(&text, "parcels").unwrap();
+        let (features, _) = outfall_core::load::parse_geojson(&text, "parcels").unwrap();
         let mut all: Vec<Geometry<f64>> = features.into_iter().map(|f| f.geometry).collect();
         // The largest shapes (the heavy tail), then a spread of ordinary ones.
         all.sort_by_key(|g| std::cmp::Reverse(g.coords_count()));

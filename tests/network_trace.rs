@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use geo_types::{coord, LineString};
-use outfall::network::{
+use outfall_core::network::{
     clean_name, display_names, BuildMode, Network, NetworkAttrs, Reach, TraceEnd,
     DEFAULT_SNAP_TOLERANCE_M,
 };

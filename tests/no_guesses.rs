@@ -4,10 +4,10 @@
 mod common;
 
 use common::town::{phase, rect, Town};
-use outfall::law::RuleId;
-use outfall::report::Report;
+use outfall_core::law::RuleId;
+use outfall_core::report::Report;
 
-fn finding(r: &Report, id: RuleId) -> &outfall::law::Finding {
+fn finding(r: &Report, id: RuleId) -> &outfall_core::law::Finding {
     r.findings
         .iter()
         .find(|f| f.rule == id)
@@ -181,9 +181,15 @@ fn every_word_for_construction_under_way_keeps_a_site_on_the_calendar() {
         let r = six_acres(&format!(r#""status":"{status}","common_plan":false"#));
         assert_eq!(r.site.status.as_deref(), code, "{status}");
         assert_eq!(r.site.status_recorded.as_deref(), Some(status));
-        let due = outfall::calendar::CalendarSite::from_report(&r);
+        let due = outfall_core::calendar::CalendarSite::from_report(&r);
         let as_of = chrono::NaiveDate::from_ymd_opt(2026, 5, 1).unwrap();
-        let list = outfall::calendar::due_list(&[due], &[], &[], &outfall::Rules::default(), as_of);
+        let list = outfall_core::calendar::due_list(
+            &[due],
+            &[],
+            &[],
+            &outfall_core::Rules::default(),
+            as_of,
+        );
         let needs_data = list.needs_data.iter().any(|s| s.site_id == "S1");
         let owed = list.sites.iter().any(|s| s.site_id == "S1");
         match code {
@@ -517,7 +523,7 @@ fn a_parcel_checked_without_a_plan_cannot_decide_the_limit_at_one_time() {
         .layer("[[layer]]\nrole = \"parcels\"\npath = \"parcels.geojson\"\nid_field = \"pid\"\nclass_field = \"class\"\n", "parcels.geojson", parcels)
         .sites(&[(r#""common_plan":false"#, vec![phase("1", "", "", 900.0, 900.0, 1.0)])]);
     let (_dir, cat) = town.open();
-    let r = outfall::screening::check_parcel(&cat, "P9").unwrap();
+    let r = outfall_core::screening::check_parcel(&cat, "P9").unwrap();
     assert!(r.disturbance.total_acres > 9.0);
     assert_eq!(
         met(&r, RuleId::FiveAcreLimit),
@@ -531,10 +537,10 @@ fn a_parcel_checked_without_a_plan_cannot_decide_the_limit_at_one_time() {
 
 #[test]
 fn no_decided_finding_of_any_demo_site_says_it_is_undetermined() {
-    let cat = outfall::Catalog::open(&common::demo_dir()).expect("the demo loads");
+    let cat = outfall_core::Catalog::open(&common::demo_dir()).expect("the demo loads");
     let mut checked = 0;
     for site in &cat.sites {
-        let r = outfall::screening::check_site(&cat, &site.id).expect("report");
+        let r = outfall_core::screening::check_site(&cat, &site.id).expect("report");
         for f in &r.findings {
             checked += 1;
             let words = f.reason.to_lowercase();

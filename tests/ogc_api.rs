@@ -7,8 +7,8 @@ mod common;
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use http_body_util::BodyExt;
-use outfall::api::{app, AppState};
-use outfall::Catalog;
+use outfall_core::Catalog;
+use outfall_server::{app, AppState};
 use serde_json::Value;
 use std::sync::{Arc, OnceLock};
 use tower::ServiceExt;
@@ -330,7 +330,7 @@ async fn impaired_table_is_a_collection_of_matched_waters() {
 #[test]
 fn the_route_table_documents_every_route() {
     let src =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/mod.rs")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/crates/outfall-server/src/lib.rs")).unwrap();
     let undocumented: Vec<&str> = src
         .lines()
         .map(str::trim)

@@ -43,8 +43,8 @@ fn run(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn demo() -> outfall::Catalog {
-    outfall::Catalog::open(&common::demo_dir()).unwrap()
+fn demo() -> outfall_core::Catalog {
+    outfall_core::Catalog::open(&common::demo_dir()).unwrap()
 }
 
 const OWSLIB_SCRIPT: &str = r#"

@@ -36,7 +36,7 @@ fn gdal_reads_every_collection_and_a_bbox_subset() {
         return;
     }
     let server = common::start_demo_server();
-    let cat = outfall::Catalog::open(&common::demo_dir()).unwrap();
+    let cat = outfall_core::Catalog::open(&common::demo_dir()).unwrap();
     let ds = format!("OAPIF:{}/", server.url);
     let listing = run(Command::new("ogrinfo").args(["-ro", "-q", &ds]));
     for layer in &cat.layers {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use outfall::{Catalog, Role};
+use outfall_core::{Catalog, Role};
 
 const COLS: usize = 100;
 const ROWS: usize = 60;
@@ -24,7 +24,7 @@ fn square_utm(i: usize) -> Vec<[f64; 2]> {
     ]
 }
 
-fn centre(layer: &outfall::layer::Layer, k: usize) -> (f64, f64) {
+fn centre(layer: &outfall_core::layer::Layer, k: usize) -> (f64, f64) {
     let r = geo::BoundingRect::bounding_rect(&layer.features[k].geometry).expect("a box");
     (r.center().x, r.center().y)
 }
@@ -32,7 +32,7 @@ fn centre(layer: &outfall::layer::Layer, k: usize) -> (f64, f64) {
 /// Each feature's geometry is its own cell's: along a row, east of the one before; a new
 /// row, north of the start of the row below (UTM grid north is not true north here, so a
 /// row's last cell is not compared with the next row's first).
-fn assert_geometry_follows_id(layer: &outfall::layer::Layer) {
+fn assert_geometry_follows_id(layer: &outfall_core::layer::Layer) {
     let cell = |k: usize| -> usize { layer.features[k].id[1..].parse().expect("P<n> id") };
     let mut row_start = 0;
     for k in 1..layer.features.len() {

@@ -2,7 +2,7 @@
 
 use chrono::NaiveDate;
 use geo_types::{polygon, Polygon};
-use outfall::area::{area_acres, peak_at_one_time, union, Phase};
+use outfall_core::area::{area_acres, peak_at_one_time, union, Phase};
 
 /// A square of about `acres` acres with its south-west corner `east_m` metres east of a point near Clay.
 fn square(acres: f64, east_m: f64) -> Polygon<f64> {

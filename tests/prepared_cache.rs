@@ -6,9 +6,9 @@
 mod common;
 
 use common::{dataset, demo_dir, layer_toml, real};
-use outfall::catalog::Catalog;
-use outfall::config::Manifest;
-use outfall::layer::Layer;
+use outfall_core::catalog::Catalog;
+use outfall_core::config::Manifest;
+use outfall_core::layer::Layer;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -30,9 +30,9 @@ fn cached_layers(dir: &Path) -> Vec<(String, bool)> {
     let m = Manifest::read(dir).expect("manifest");
     m.layers
         .iter()
-        .filter(|c| outfall::prepared::is_geometry_layer(c))
+        .filter(|c| outfall_core::prepared::is_geometry_layer(c))
         .map(|c| {
-            let r = outfall::prepared::read(&m.dir, c, m.max_rejected_share_of(c));
+            let r = outfall_core::prepared::read(&m.dir, c, m.max_rejected_share_of(c));
             (c.path.display().to_string(), matches!(r, Ok(Some(_))))
         })
         .collect()
@@ -112,7 +112,7 @@ fn assert_same_catalog(a: &Catalog, b: &Catalog) {
 fn demo_from_the_cache_equals_the_demo_from_its_sources() {
     let dir = copy_of(&demo_dir());
     let source = Catalog::open(dir.path()).expect("demo loads from its sources");
-    let prepared = outfall::prepared::prepare(dir.path()).expect("prepare the demo");
+    let prepared = outfall_core::prepared::prepare(dir.path()).expect("prepare the demo");
     assert!(prepared.iter().all(|l| l.skipped.is_none()), "{prepared:?}");
     assert!(prepared
         .iter()
@@ -127,12 +127,12 @@ fn demo_from_the_cache_equals_the_demo_from_its_sources() {
     // The determinations: every site's full report, byte for byte.
     assert!(!source.sites.is_empty());
     for site in &source.sites {
-        let a = outfall::screening::check_site(&source, &site.id).expect("check");
-        let b = outfall::screening::check_site(&from_cache, &site.id).expect("check");
+        let a = outfall_core::screening::check_site(&source, &site.id).expect("check");
+        let b = outfall_core::screening::check_site(&from_cache, &site.id).expect("check");
         assert_eq!(a.json(), b.json(), "site {}", site.id);
     }
     // validate reads the cache and reports the same.
-    let va = outfall::catalog::validate(dir.path());
+    let va = outfall_core::catalog::validate(dir.path());
     assert!(va.passes(false), "{:?}", va.errors);
     assert_eq!(
         va.features,
@@ -179,11 +179,11 @@ fn attributes_keep_their_kinds_nulls_and_absences() {
         &[("p.geojson", geojson.as_bytes())],
     );
     let source = Catalog::open(dir.path()).expect("load");
-    outfall::prepared::prepare(dir.path()).expect("prepare");
+    outfall_core::prepared::prepare(dir.path()).expect("prepare");
     assert!(cached_layers(dir.path()).iter().all(|(_, c)| *c));
     let cached = Catalog::open(dir.path()).expect("load from the cache");
     assert_same_catalog(&source, &cached);
-    let l = cached.layer(outfall::Role::Parcels).expect("parcels");
+    let l = cached.layer(outfall_core::Role::Parcels).expect("parcels");
     let a = l.get("a").expect("a").properties.to_map();
     assert!(a["n"].is_i64() && a["f"].is_f64());
     assert!(a["d"].is_null() && a["some"].is_null());
@@ -197,7 +197,7 @@ fn attributes_keep_their_kinds_nulls_and_absences() {
 #[test]
 fn a_source_changed_after_prepare_makes_its_cache_ignored() {
     let dir = copy_of(&demo_dir());
-    outfall::prepared::prepare(dir.path()).expect("prepare");
+    outfall_core::prepared::prepare(dir.path()).expect("prepare");
     // Touched only: same bytes, newer modification time.
     let sites = dir.path().join("sites.geojson");
     let f = std::fs::File::options()
@@ -222,7 +222,7 @@ fn a_source_changed_after_prepare_makes_its_cache_ignored() {
             .iter()
             .find(|c| c.path == Path::new(layer))
             .expect("layer");
-        let e = outfall::prepared::read(&m.dir, cfg, m.max_rejected_share_of(cfg))
+        let e = outfall_core::prepared::read(&m.dir, cfg, m.max_rejected_share_of(cfg))
             .expect_err("a stale cache is refused");
         let msg = e.to_string();
         assert!(
@@ -241,7 +241,7 @@ fn a_source_changed_after_prepare_makes_its_cache_ignored() {
     let fresh = copy_of(dir.path());
     assert_same_catalog(&Catalog::open(fresh.path()).expect("load"), &now);
     // `prepare` again makes the cache current.
-    outfall::prepared::prepare(dir.path()).expect("prepare again");
+    outfall_core::prepared::prepare(dir.path()).expect("prepare again");
     assert!(cached_layers(dir.path()).iter().all(|(_, c)| *c));
 }
 
@@ -250,7 +250,7 @@ fn a_source_changed_after_prepare_makes_its_cache_ignored() {
 fn a_sidecar_id_order_that_is_wrong_is_not_trusted() {
     let dir = copy_of(&demo_dir());
     let source = Catalog::open(dir.path()).expect("demo loads from its sources");
-    outfall::prepared::prepare(dir.path()).expect("prepare the demo");
+    outfall_core::prepared::prepare(dir.path()).expect("prepare the demo");
     let fgb = prepared_file(dir.path(), "parcels");
     let json = fgb.with_extension("json");
     let mut side: serde_json::Value =
@@ -283,7 +283,7 @@ fn prepared_file(dir: &Path, role: &str) -> PathBuf {
 fn a_damaged_cache_is_reported_by_name_and_the_sources_are_read() {
     let dir = copy_of(&demo_dir());
     let source = Catalog::open(dir.path()).expect("load");
-    outfall::prepared::prepare(dir.path()).expect("prepare");
+    outfall_core::prepared::prepare(dir.path()).expect("prepare");
     let parcels = prepared_file(dir.path(), "parcels");
     let roads = prepared_file(dir.path(), "basemap");
     // One cut short, one with its feature bytes overwritten (same length).
@@ -307,7 +307,7 @@ fn a_damaged_cache_is_reported_by_name_and_the_sources_are_read() {
             .iter()
             .find(|c| c.path == Path::new(layer))
             .expect("layer");
-        let e = outfall::prepared::read(&m.dir, cfg, m.max_rejected_share_of(cfg))
+        let e = outfall_core::prepared::read(&m.dir, cfg, m.max_rejected_share_of(cfg))
             .expect_err("a damaged cache is refused");
         let msg = e.to_string();
         assert!(
@@ -323,7 +323,7 @@ fn a_damaged_cache_is_reported_by_name_and_the_sources_are_read() {
 fn a_manifest_layer_may_be_a_flatgeobuf_file() {
     let demo = copy_of(&demo_dir());
     let source = Catalog::open(demo.path()).expect("load");
-    outfall::prepared::prepare(demo.path()).expect("prepare");
+    outfall_core::prepared::prepare(demo.path()).expect("prepare");
     let fgb = prepared_file(demo.path(), "parcels");
     let dir = dataset(
         "",
@@ -331,8 +331,8 @@ fn a_manifest_layer_may_be_a_flatgeobuf_file() {
     );
     write_fgb_parcels_manifest(dir.path());
     let cat = Catalog::open(dir.path()).expect("a .fgb layer loads");
-    let a = source.layer(outfall::Role::Parcels).expect("parcels");
-    let b = cat.layer(outfall::Role::Parcels).expect("parcels");
+    let a = source.layer(outfall_core::Role::Parcels).expect("parcels");
+    let b = cat.layer(outfall_core::Role::Parcels).expect("parcels");
     assert_eq!(b.source.crs, "EPSG:4326", "CRS from the header");
     assert_eq!(a.features.len(), b.features.len());
     for f in &a.features {
@@ -385,7 +385,7 @@ fn gdal_reads_the_prepared_files_and_outfall_reads_gdals() {
         return;
     };
     let dir = copy_of(&demo_dir());
-    let layers = outfall::prepared::prepare(dir.path()).expect("prepare");
+    let layers = outfall_core::prepared::prepare(dir.path()).expect("prepare");
     let parcels = layers
         .iter()
         .find(|l| l.role == "parcels")
@@ -426,8 +426,10 @@ fn gdal_reads_the_prepared_files_and_outfall_reads_gdals() {
     let gdal_cat = Catalog::open(out_dir.path()).expect("GDAL's .fgb loads");
     let ours = Catalog::open(dir.path()).expect("load");
     let (a, b) = (
-        ours.layer(outfall::Role::Parcels).expect("parcels"),
-        gdal_cat.layer(outfall::Role::Parcels).expect("parcels"),
+        ours.layer(outfall_core::Role::Parcels).expect("parcels"),
+        gdal_cat
+            .layer(outfall_core::Role::Parcels)
+            .expect("parcels"),
     );
     assert_eq!(a.features.len(), b.features.len());
     assert!(
@@ -465,20 +467,20 @@ fn real_bellingham_parcels_from_the_cache_equal_the_geojson_load() {
         &[],
     );
     let source = Catalog::open(dir.path()).expect("Bellingham parcels load");
-    let layers = outfall::prepared::prepare(dir.path()).expect("prepare");
+    let layers = outfall_core::prepared::prepare(dir.path()).expect("prepare");
     assert!(layers.iter().all(|l| l.skipped.is_none()), "{layers:?}");
     assert!(cached_layers(dir.path()).iter().all(|(_, c)| *c));
     let cached = Catalog::open(dir.path()).expect("load from the cache");
     assert_same_catalog(&source, &cached);
-    let layer = cached.layer(outfall::Role::Parcels).expect("parcels");
+    let layer = cached.layer(outfall_core::Role::Parcels).expect("parcels");
     assert!(
         !layer.problems.is_empty(),
         "the refused parcels are still reported"
     );
     let sample = layer.features.iter().step_by(500).map(|f| f.id.clone());
     for id in sample {
-        let a = outfall::screening::check_parcel(&source, &id).map(|r| r.json());
-        let b = outfall::screening::check_parcel(&cached, &id).map(|r| r.json());
+        let a = outfall_core::screening::check_parcel(&source, &id).map(|r| r.json());
+        let b = outfall_core::screening::check_parcel(&cached, &id).map(|r| r.json());
         assert_eq!(a.ok(), b.ok(), "parcel {id}");
     }
 }

@@ -6,10 +6,10 @@ mod common;
 
 use chrono::{Days, NaiveDate};
 use geo_types::{polygon, Geometry, Polygon};
-use outfall::area::{self, Phase};
-use outfall::load::Feature;
-use outfall::screening::{check, Subject};
-use outfall::Catalog;
+use outfall_core::area::{self, Phase};
+use outfall_core::load::Feature;
+use outfall_core::screening::{check, Subject};
+use outfall_core::Catalog;
 use proptest::prelude::*;
 
 /// A rectangle or a triangle of up to ~300 m near Clay, in lon/lat.

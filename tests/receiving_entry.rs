@@ -6,10 +6,10 @@ mod common;
 use common::{dataset, real};
 use geo::{Distance, Euclidean, InteriorPoint};
 use geo_types::{polygon, Geometry};
-use outfall::load::Feature;
-use outfall::measure::LocalFrame;
-use outfall::screening::{check, Subject};
-use outfall::{Catalog, Role};
+use outfall_core::load::Feature;
+use outfall_core::measure::LocalFrame;
+use outfall_core::screening::{check, Subject};
+use outfall_core::{Catalog, Role};
 use serde_json::Map;
 
 fn tiny_site(x: f64, y: f64) -> Subject {

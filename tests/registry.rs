@@ -10,10 +10,10 @@ use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
 use axum::Router;
 use http_body_util::BodyExt;
-use outfall::api::{app, AppState};
-use outfall::claims::Vocabulary;
-use outfall::registry::{self, token, AccessRole, Live};
-use outfall::Catalog;
+use outfall_core::claims::Vocabulary;
+use outfall_core::registry::{self, token, AccessRole, Live};
+use outfall_core::Catalog;
+use outfall_server::{app, AppState};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -45,7 +45,7 @@ fn demo_copy() -> tempfile::TempDir {
 fn env_with(spec: Option<String>) -> Env {
     let dir = demo_copy();
     let catalog = Arc::new(Catalog::open(dir.path()).expect("demo loads"));
-    let store = registry::open(spec.as_deref(), dir.path(), &catalog.manifest.words)
+    let store = outfall_postgis::open(spec.as_deref(), dir.path(), &catalog.manifest.words)
         .expect("registry opens");
     let live = Arc::new(Live::start(store, catalog).expect("registry starts"));
     let tok = |name: &str, role| token::create(live.registry.as_ref(), name, role).expect("token");
@@ -499,7 +499,7 @@ fn same_as_files(e: &Env) {
     let snap = e.live.snapshot();
     assert_eq!(snap.reports.len(), 14);
     for s in &files.sites {
-        let f = outfall::screening::check_site(&files, &s.id).expect("file report");
+        let f = outfall_core::screening::check_site(&files, &s.id).expect("file report");
         let r = snap.reports.get(&s.id).expect("registry report");
         assert_eq!(
             serde_json::to_value(&r.conditions).ok(),
@@ -516,7 +516,7 @@ fn same_as_files(e: &Env) {
         assert_eq!(r.site.status, f.site.status, "{}", s.id);
         // The seed stored the files' approval text as an object: the same approval, with
         // its source now the typed field (the audit keeps the text).
-        let approval = |a: &Option<outfall::claims::SwpppApproval>| {
+        let approval = |a: &Option<outfall_core::claims::SwpppApproval>| {
             a.as_ref()
                 .map(|a| (a.decision, a.date, a.reference.clone(), a.body))
         };
@@ -1385,8 +1385,10 @@ fn an_old_geopackage_registry_is_converted_once_on_open() {
     let path = dir.path().join("registry.gpkg");
     {
         let db = rusqlite::Connection::open(&path).expect("create");
-        db.execute_batch(include_str!("../src/registry/gpkg_v1.sql"))
-            .expect("the version 1 schema");
+        db.execute_batch(include_str!(
+            "../crates/outfall-core/src/registry/gpkg_v1.sql"
+        ))
+        .expect("the version 1 schema");
         write_old_rows(&mut |sql| {
             db.execute_batch(sql)
                 .unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -1394,10 +1396,10 @@ fn an_old_geopackage_registry_is_converted_once_on_open() {
     }
     let words = Vocabulary::default();
     let spec = path.display().to_string();
-    migrates_once(&|| registry::open(Some(&spec), dir.path(), &words).expect("opens"));
+    migrates_once(&|| outfall_postgis::open(Some(&spec), dir.path(), &words).expect("opens"));
     // The server starts on it, and the report names the text it could not read.
     let catalog = Arc::new(Catalog::open(dir.path()).expect("demo loads"));
-    let store = registry::open(Some(&spec), dir.path(), &words).expect("opens");
+    let store = outfall_postgis::open(Some(&spec), dir.path(), &words).expect("opens");
     let live = Live::start(store, catalog).expect("starts without seeding again");
     let snap = live.snapshot();
     let s05 = snap.reports.get("S05").expect("S05 report");
@@ -1421,7 +1423,7 @@ fn an_old_postgis_registry_is_converted_once_on_open() {
     let Some(url) = fresh_database() else { return };
     {
         let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-        db.batch_execute(include_str!("../src/registry/postgis_v1.sql"))
+        db.batch_execute(include_str!("../crates/outfall-postgis/src/postgis_v1.sql"))
             .expect("the version 1 schema");
         write_old_rows(&mut |sql| {
             db.batch_execute(sql)
@@ -1430,5 +1432,5 @@ fn an_old_postgis_registry_is_converted_once_on_open() {
     }
     let words = Vocabulary::default();
     let dir = tempfile::tempdir().expect("temp dir");
-    migrates_once(&|| registry::open(Some(&url), dir.path(), &words).expect("opens"));
+    migrates_once(&|| outfall_postgis::open(Some(&url), dir.path(), &words).expect("opens"));
 }

@@ -9,10 +9,10 @@ use common::{dataset, layer_toml, real};
 use geo::CoordsIter;
 use geo_types::{coord, Coord};
 use geozero::mvt::{Message, Tile};
-use outfall::tiles::{
+use outfall_core::tiles::{
     encode_indexed_layer, encode_layer, TileId, TileProjection, BUFFER_PX, EXTENT,
 };
-use outfall::{Catalog, Role};
+use outfall_core::{Catalog, Role};
 use serde_json::Map;
 
 const PARCELS: &str = "massgis-bellingham-parcels/bellingham_ma_parcels_fy2026.geojson";

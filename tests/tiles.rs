@@ -3,7 +3,7 @@
 
 use geo_types::{coord, Geometry, LineString, MultiPolygon, Point, Polygon, Rect};
 use geozero::mvt::{tile, Message, Tile};
-use outfall::tiles::{
+use outfall_core::tiles::{
     encode_indexed_layer, encode_layer, TileId, BUFFER_PX, EXTENT, MAX_LATITUDE_DEG,
 };
 use serde_json::{json, Map, Value};

@@ -8,7 +8,7 @@ mod common;
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use http_body_util::BodyExt;
-use outfall::api::{app, AppState};
+use outfall_server::{app, AppState};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -390,7 +390,7 @@ async fn a_site_exports_as_a_zipped_shapefile_that_reads_back_and_rechecks_the_s
             panic!("polygon shapes")
         };
         let mp: geo_types::MultiPolygon<f64> = p.clone().try_into().unwrap();
-        assert!((outfall::area::area_acres(&mp) - num("acres")).abs() < 0.001);
+        assert!((outfall_core::area::area_acres(&mp) - num("acres")).abs() < 0.001);
     }
     assert!(String::from_utf8_lossy(&members[3].1).contains("WGS_1984"));
 
@@ -532,7 +532,7 @@ fn truncated_uploads_of_every_format_are_errors_naming_the_file_never_panics() {
         let bytes = fixture(file);
         let step = (bytes.len() / 60).max(1);
         for cut in (0..bytes.len()).step_by(step) {
-            match outfall::load::read_upload(&bytes[..cut], file, None, 2 * 1024 * 1024) {
+            match outfall_core::load::read_upload(&bytes[..cut], file, None, 2 * 1024 * 1024) {
                 Err(e) => {
                     let m = e.to_string();
                     assert!(m.starts_with(file), "{file} cut at {cut}: {m}");

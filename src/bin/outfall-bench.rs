@@ -8,9 +8,9 @@
 //!
 //! A benchmark, not a test: it is never run by `make test`.
 
-use outfall::screening::check_site;
-use outfall::tiles::{encode_indexed_layer, TileId, BUFFER_PX, EXTENT};
-use outfall::{Catalog, Role};
+use outfall_core::screening::check_site;
+use outfall_core::tiles::{encode_indexed_layer, TileId, BUFFER_PX, EXTENT};
+use outfall_core::{Catalog, Role};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -173,7 +173,7 @@ fn bench_prepared(a: &Args, work: &Path) -> Result<(), String> {
         let dir = work.join(format!("{item}_prepared"));
         open(&dir, &parcels_manifest(&path, id_field))?;
         let t = Instant::now();
-        let layers = outfall::prepared::prepare(&dir).map_err(|e| e.to_string())?;
+        let layers = outfall_core::prepared::prepare(&dir).map_err(|e| e.to_string())?;
         emit("prepare", item, "wall_s", t.elapsed().as_secs_f64(), a.run);
         let bytes: u64 = layers.iter().map(|l| l.bytes).sum();
         emit(
@@ -224,7 +224,7 @@ pub fn site_manifest(real: &Path, gen: &Path) -> String {
 /// each reach at load, so here a lookup). The full check also finds 20 receiving waters,
 /// phases, parcels, the law's findings, the map frame and the report.
 fn anchor_steps(cat: &Catalog, id: &str, split_ms: &mut [f64; 5]) -> Result<Value, String> {
-    use outfall::area;
+    use outfall_core::area;
     *split_ms = [0.0; 5];
     let mut t = Instant::now();
     let mut lap = |i: usize| {
@@ -243,7 +243,7 @@ fn anchor_steps(cat: &Catalog, id: &str, split_ms: &mut [f64; 5]) -> Result<Valu
     lap(1);
     let rules = &cat.manifest.rules;
     let footprint = geo_types::Geometry::MultiPolygon(union);
-    let nearest = outfall::facts::water::nearest_water(cat, &footprint, rules.search_radius_m);
+    let nearest = outfall_core::facts::water::nearest_water(cat, &footprint, rules.search_radius_m);
     lap(2);
     let hydro = cat.hydro.as_ref().ok_or("no flow network")?;
     let Some(start) = nearest.and_then(|(l, f, _)| hydro.reach_of(l, f)) else {
@@ -449,7 +449,7 @@ fn bench_scale(a: &Args, work: &Path) -> Result<(), String> {
     let mut ms = Vec::new();
     for f in layer.features.iter().step_by(step) {
         let t = Instant::now();
-        let r = outfall::screening::check_parcel(&cat, &f.id);
+        let r = outfall_core::screening::check_parcel(&cat, &f.id);
         ms.push(t.elapsed().as_secs_f64() * 1e3);
         std::hint::black_box(r.ok());
     }

@@ -65,12 +65,12 @@ pub fn write_shp(path: &Path, polys: &[(String, geo_types::Polygon<f64>)], prj: 
 }
 
 /// The server's state over the demo data set, loaded once per test binary.
-pub fn demo_state() -> outfall::api::AppState {
-    static STATE: std::sync::OnceLock<outfall::api::AppState> = std::sync::OnceLock::new();
+pub fn demo_state() -> outfall_server::AppState {
+    static STATE: std::sync::OnceLock<outfall_server::AppState> = std::sync::OnceLock::new();
     STATE
         .get_or_init(|| {
-            let cat = outfall::Catalog::open(&demo_dir()).expect("demo loads");
-            outfall::api::AppState::new(
+            let cat = outfall_core::Catalog::open(&demo_dir()).expect("demo loads");
+            outfall_server::AppState::new(
                 std::sync::Arc::new(cat),
                 Path::new(env!("CARGO_MANIFEST_DIR")).join("web"),
             )

@@ -2,8 +2,8 @@
 //! 300 m east of the origin, and sites of any size and attributes, built as GeoJSON in a
 //! temp folder. Distances are metres east and north of (-76.2, 43.15).
 
-use outfall::report::Report;
-use outfall::Catalog;
+use outfall_core::report::Report;
+use outfall_core::Catalog;
 
 pub const LAT: f64 = 43.15;
 const M_PER_DEG_LAT: f64 = 111_000.0;
@@ -126,7 +126,7 @@ impl Town {
 
     pub fn report(&self, site: &str) -> Report {
         let (_dir, cat) = self.open();
-        outfall::screening::check_site(&cat, site).expect("report")
+        outfall_core::screening::check_site(&cat, site).expect("report")
     }
 }
 

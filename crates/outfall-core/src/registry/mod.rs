@@ -7,15 +7,13 @@
 mod convert;
 mod gpkg;
 mod live;
-mod migrate;
-mod postgis;
+pub mod migrate;
 pub mod token;
 mod typed;
 
 pub use convert::{records_from_catalog, site_layers};
-pub use gpkg::GeoPackage;
+pub use gpkg::{parse_date, GeoPackage};
 pub use live::{Live, Snapshot};
-pub use postgis::PostGis;
 pub use token::{AccessRole, Caller, TokenRecord};
 pub use typed::{drawn_fields, join_parcel_ids, normalize, CODED_FIELDS, OFFICER_FINDINGS};
 
@@ -141,21 +139,20 @@ pub trait Registry: Send + Sync {
     fn token(&self, token_id: &str) -> Result<Option<TokenRecord>>;
 }
 
-/// Opens the registry named by `--registry`: `postgres://...` or `postgresql://...` for
-/// PostGIS, a path to a `.gpkg` file, or (None) `registry.gpkg` in the data folder. `words`
-/// (the manifest's vocabularies) convert rows written before the typed record, once.
-pub fn open(spec: Option<&str>, data_dir: &Path, words: &Vocabulary) -> Result<Box<dyn Registry>> {
-    match spec {
-        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-            Ok(Box::new(PostGis::open(url, words)?))
-        }
-        Some(path) => Ok(Box::new(GeoPackage::open(Path::new(path), words)?)),
-        None => Ok(Box::new(GeoPackage::open(
-            &data_dir.join(GPKG_FILE),
-            words,
-        )?)),
-    }
+/// Opens a GeoPackage registry: `path`, or (None) `registry.gpkg` in the data folder. The
+/// PostGIS store lives in its own crate (`outfall-postgis`), whose `open` also takes a
+/// `postgres://` URL, so that this crate needs no database client or async runtime.
+pub fn open_file(
+    path: Option<&Path>,
+    data_dir: &Path,
+    words: &Vocabulary,
+) -> Result<Box<dyn Registry>> {
+    let path = path.map_or_else(|| data_dir.join(GPKG_FILE), Path::to_path_buf);
+    Ok(Box::new(GeoPackage::open(&path, words)?))
 }
+
+/// The schema change to the typed record, the same SQL for every store.
+pub const V2_TYPED_RECORD_SQL: &str = include_str!("v2_typed_record.sql");
 
 /// Checks a change (a `PATCH` body, an application's fields) and works out what it does to
 /// `site`: the new record (version not yet bumped) and each field's old and new value.
@@ -196,19 +193,19 @@ fn set(next: &mut SiteRecord, changes: &mut Vec<FieldChange>, field: &str, value
 }
 
 /// Now, in UTC, as the audit trail writes it.
-pub(crate) fn now_utc() -> String {
+pub fn now_utc() -> String {
     chrono::Utc::now()
         .format("%Y-%m-%dT%H:%M:%S%.3fZ")
         .to_string()
 }
 
 /// Today's date (UTC), for a retirement.
-pub(crate) fn today() -> String {
+pub fn today() -> String {
     chrono::Utc::now().date_naive().to_string()
 }
 
 /// The audit rows of a new site: one row per attribute set, and one for its polygons.
-pub(crate) fn creation_changes(site: &SiteRecord, polygons: usize) -> Vec<FieldChange> {
+pub fn creation_changes(site: &SiteRecord, polygons: usize) -> Vec<FieldChange> {
     let mut out: Vec<FieldChange> = site
         .properties
         .iter()

@@ -10,21 +10,21 @@ use crate::error::Result;
 use serde_json::{json, Map, Value};
 
 /// The schema version whose step converts the rows (its SQL changes no table).
-pub(crate) const TYPED_RECORD_VERSION: i64 = 2;
+pub const TYPED_RECORD_VERSION: i64 = 2;
 
 /// Who the audit names for a conversion.
-pub(crate) const WHO: &str = "migration";
+pub const WHO: &str = "migration";
 
 /// The audit's action: a field converted to its typed form, or kept and flagged.
-pub(crate) const CONVERT: &str = "convert";
-pub(crate) const FLAG: &str = "flag";
+pub const CONVERT: &str = "convert";
+pub const FLAG: &str = "flag";
 
 /// One audit note: the action and the field's old and new value.
-pub(crate) type Note = (&'static str, FieldChange);
+pub type Note = (&'static str, FieldChange);
 
 /// The row in typed form, and a note per field converted or flagged; no notes when the row
 /// is typed already, so converting twice changes nothing.
-pub(crate) fn upgrade_site(site: &SiteRecord, words: &Vocabulary) -> (SiteRecord, Vec<Note>) {
+pub fn upgrade_site(site: &SiteRecord, words: &Vocabulary) -> (SiteRecord, Vec<Note>) {
     let mut next = site.clone();
     let mut notes = Vec::new();
     if let Some(Value::String(word)) = site.properties.get("status") {
@@ -95,7 +95,7 @@ fn approval_json(a: &SwpppApproval) -> Value {
 }
 
 /// A store's open transaction, as the conversion needs it.
-pub(crate) trait RowWriter {
+pub trait RowWriter {
     /// Every site row, retired ones included.
     fn site_rows(&mut self) -> Result<Vec<SiteRecord>>;
     /// Writes a changed row in place (its version already bumped).
@@ -106,7 +106,7 @@ pub(crate) trait RowWriter {
 
 /// The step of `TYPED_RECORD_VERSION`, inside the migration's transaction: each row that
 /// changes is written one version up (an editor holding the old ETag must read it again).
-pub(crate) fn convert_rows(w: &mut dyn RowWriter, words: &Vocabulary) -> Result<()> {
+pub fn convert_rows(w: &mut dyn RowWriter, words: &Vocabulary) -> Result<()> {
     for site in w.site_rows()? {
         let (mut next, notes) = upgrade_site(&site, words);
         if next.properties != site.properties {

@@ -758,7 +758,7 @@ impl Registry for GeoPackage {
     }
 }
 
-pub(super) fn parse_date(table: &str, id: &str, text: &str) -> Result<chrono::NaiveDate> {
+pub fn parse_date(table: &str, id: &str, text: &str) -> Result<chrono::NaiveDate> {
     crate::area::parse_date(text).ok_or_else(|| Error::Registry {
         store: format!("table {table}"),
         reason: format!("{id}: '{text}' is not a date (YYYY-MM-DD)"),

@@ -2,10 +2,10 @@
 //! of the site and the start of its downstream path, and the data sources with hashes.
 
 use super::AppState;
-use crate::config::Role;
-use crate::measure::LocalFrame;
-use crate::report::{trace_path, Report};
 use geo_types::{Coord, Geometry, LineString, Rect};
+use outfall_core::config::Role;
+use outfall_core::measure::LocalFrame;
+use outfall_core::report::{trace_path, Report};
 use std::fmt::Write;
 
 fn esc(s: &str) -> String {
@@ -201,7 +201,7 @@ fn inset_svg(st: &AppState, r: &Report) -> String {
     draw(Role::Parcels, PARCEL, true, None);
     draw(Role::Waterbodies, WATERBODY, true, None);
     draw(Role::Flowlines, STREAM, false, None);
-    let framed = crate::frame::framed_reaches(&r.downstream, r.first_impaired.as_ref());
+    let framed = outfall_core::frame::framed_reaches(&r.downstream, r.first_impaired.as_ref());
     let entry = r.entry.reach_id.as_deref();
     let on_path = |id: &str| entry == Some(id) || framed.iter().any(|d| d.id == id);
     draw(Role::Flowlines, PATH, false, Some(&on_path));
@@ -215,7 +215,7 @@ fn inset_svg(st: &AppState, r: &Report) -> String {
         Some(&mine),
     );
     // A parcel report: the parcel is the subject.
-    if r.site.kind == crate::subject::SubjectKind::Parcel {
+    if r.site.kind == outfall_core::subject::SubjectKind::Parcel {
         let parcel = |id: &str| id == r.site.id;
         draw(Role::Parcels, SITE, true, Some(&parcel));
     }
@@ -303,9 +303,9 @@ fn listed_table(r: &Report) -> String {
 pub fn render(st: &AppState, r: &Report) -> String {
     let mut h = String::new();
     let kind = match r.site.kind {
-        crate::subject::SubjectKind::Parcel => "Parcel",
-        crate::subject::SubjectKind::Drawn => "Checked area",
-        crate::subject::SubjectKind::Site => "Site",
+        outfall_core::subject::SubjectKind::Parcel => "Parcel",
+        outfall_core::subject::SubjectKind::Drawn => "Checked area",
+        outfall_core::subject::SubjectKind::Site => "Site",
     };
     let title = format!(
         "{kind} {} — {}",
@@ -403,7 +403,7 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
         write!(
             h,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(crate::law::spec(f.rule).title),
+            esc(outfall_core::law::spec(f.rule).title),
             esc(&f.clause),
             yes_no(f.met),
             esc(&if f.missing.is_empty() {

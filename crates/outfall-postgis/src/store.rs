@@ -3,16 +3,16 @@
 //! serialized by row locks (`SELECT ... FOR UPDATE`), and a change stamp bumped by triggers.
 //! The client is synchronous; the server calls it off the async threads.
 
-use super::migrate::{self, RowWriter};
-use super::{
-    apply_change, creation_changes, now_utc, today, AuditEntry, DisturbanceRecord, FieldChange,
-    Registry, SiteRecord, TokenRecord, SITE_COLUMNS,
-};
-use crate::claims::Vocabulary;
-use crate::error::{Error, Result};
-use crate::record::{Inspection, RainfallDay};
 use geo_types::Geometry;
 use geozero::{CoordDimensions, ToGeo, ToWkb};
+use outfall_core::claims::Vocabulary;
+use outfall_core::error::{Error, Result};
+use outfall_core::record::{Inspection, RainfallDay};
+use outfall_core::registry::migrate::{self, RowWriter};
+use outfall_core::registry::{
+    apply_change, creation_changes, now_utc, parse_date, today, AuditEntry, DisturbanceRecord,
+    FieldChange, Registry, SiteRecord, TokenRecord, SITE_COLUMNS, V2_TYPED_RECORD_SQL,
+};
 use postgres::{Client, NoTls, Transaction};
 use serde_json::{Map, Value};
 use std::sync::Mutex;
@@ -21,7 +21,7 @@ use std::sync::Mutex;
 /// record) also converts the rows (`migrate::convert_rows`).
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("postgis_v1.sql")),
-    (2, include_str!("v2_typed_record.sql")),
+    (2, V2_TYPED_RECORD_SQL),
 ];
 
 pub struct PostGis {
@@ -154,7 +154,7 @@ fn from_wkb(table: &str, id: &str, wkb: &[u8]) -> std::result::Result<Geometry<f
 }
 
 fn text_of(v: Option<&Value>) -> Option<String> {
-    v.and_then(crate::load::value_text)
+    v.and_then(outfall_core::load::value_text)
 }
 
 fn parse_json(text: &str) -> Map<String, Value> {
@@ -332,7 +332,7 @@ fn current(
 }
 
 fn date(table: &str, id: &str, text: &str) -> std::result::Result<chrono::NaiveDate, Fail> {
-    super::gpkg::parse_date(table, id, text).map_err(Fail::Core)
+    parse_date(table, id, text).map_err(Fail::Core)
 }
 
 /// The migration's transaction, for the shared conversion step.

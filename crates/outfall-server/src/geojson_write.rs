@@ -9,9 +9,9 @@
 
 use super::features::derived_properties;
 use super::AppState;
-use crate::attributes::Properties;
-use crate::catalog::Layer;
 use geo_types::{Coord, Geometry, LineString, Polygon};
+use outfall_core::attributes::Properties;
+use outfall_core::catalog::Layer;
 use serde::ser::Serializer;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -285,7 +285,7 @@ fn fast_f64(buf: &mut [u8], v: f64) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Catalog;
+    use outfall_core::catalog::Catalog;
     use std::path::Path;
     use std::sync::Arc;
 
@@ -294,13 +294,13 @@ mod tests {
     /// basemap properties included).
     #[test]
     fn written_features_match_the_value_tree_byte_for_byte() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/clay");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/clay");
         let catalog = Catalog::open(&root).expect("demo data loads");
         let st = AppState::new(Arc::new(catalog), root.join("web"));
         let mut seen = 0;
         for layer in st.catalog.layers.iter() {
             for index in 0..layer.features.len() {
-                let tree = super::super::features::feature_json(&st, layer, index).to_string();
+                let tree = crate::features::feature_json(&st, layer, index).to_string();
                 let mut written = Vec::new();
                 FeatureRef {
                     st: &st,

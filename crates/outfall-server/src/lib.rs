@@ -21,9 +21,6 @@ pub use error::{ApiError, ApiResult};
 pub use limits::{Limits, DRAIN_MAX_BYTES, DRAIN_MAX_TIME, MAX_UPLOAD_VERTICES, UPLOAD_TYPES};
 pub use serve::{serve, ServeOptions};
 
-use crate::catalog::Catalog;
-use crate::report::Report;
-use crate::screening;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
@@ -32,6 +29,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Extension;
 use axum::Router;
+use outfall_core::catalog::Catalog;
+use outfall_core::report::Report;
+use outfall_core::screening;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -75,7 +75,7 @@ pub struct AppState {
     checks: Arc<Semaphore>,
     /// The site registry, when sites are edited live; `None` serves the file layers
     /// read-only. With it, each request sees its current snapshot (`live::Served`).
-    pub registry: Option<Arc<crate::registry::Live>>,
+    pub registry: Option<Arc<outfall_core::registry::Live>>,
 }
 
 impl AppState {
@@ -104,7 +104,7 @@ impl AppState {
     }
 
     /// The state over a live registry: its sites, already checked, replace the file layers'.
-    pub fn with_registry(web_dir: PathBuf, live: Arc<crate::registry::Live>) -> AppState {
+    pub fn with_registry(web_dir: PathBuf, live: Arc<outfall_core::registry::Live>) -> AppState {
         let snap = live.snapshot();
         let limits = Limits::default();
         AppState {

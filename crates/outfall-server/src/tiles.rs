@@ -5,13 +5,13 @@ use super::features::{base_url, layer, served_properties};
 use super::limits::{blocking, secs};
 use super::negotiate::check_query;
 use super::{ApiError, ApiResult, AppState};
-use crate::tiles::{self as mvt, TileId};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use geo_types::Rect;
+use outfall_core::tiles::{self as mvt, TileId};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 

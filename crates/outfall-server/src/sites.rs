@@ -5,13 +5,13 @@ use super::extract::{Path, Query};
 use super::features::feature_json;
 use super::limits::{blocking, secs};
 use super::{ApiError, ApiResult, AppState};
-use crate::config::Role;
-use crate::report::Report;
-use crate::screening;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
+use outfall_core::config::Role;
+use outfall_core::report::Report;
+use outfall_core::screening;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -31,7 +31,7 @@ pub async fn list(
     // Reports carry the status code; a word of the vocabulary ("active") filters by its code.
     let words = &st.catalog.manifest.words.status;
     let want = q.get("status").map(|s| {
-        crate::claims::lookup(words, s)
+        outfall_core::claims::lookup(words, s)
             .map(str::to_string)
             .unwrap_or_else(|| s.to_ascii_lowercase())
     });
@@ -88,8 +88,8 @@ pub async fn rules(State(st): State<AppState>) -> Json<Value> {
     let m = &st.catalog.manifest;
     Json(json!({
         "law": m.clauses.law,
-        "rules": crate::law::rulebook(&m.rules, &m.clauses),
-        "vocabularies": crate::vocabulary::tables(&m.rules.construction_pollutants, &m.words),
+        "rules": outfall_core::law::rulebook(&m.rules, &m.clauses),
+        "vocabularies": outfall_core::vocabulary::tables(&m.rules.construction_pollutants, &m.words),
     }))
 }
 
@@ -181,14 +181,14 @@ pub async fn search(
     State(st): State<AppState>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Value>> {
-    use crate::search::{normalize, rank};
+    use outfall_core::search::{normalize, rank};
     let query = normalize(q.get("q").map(String::as_str).unwrap_or_default());
     if query.is_empty() {
         return Err(ApiError::BadRequest("q is required".into()));
     }
     const MAX: usize = 25;
     // (how well, kind order, label, result)
-    let mut hits: Vec<(crate::search::Match, u8, String, Value)> = Vec::new();
+    let mut hits: Vec<(outfall_core::search::Match, u8, String, Value)> = Vec::new();
     let bbox = |g: &geo_types::Geometry<f64>| {
         geo::BoundingRect::bounding_rect(g)
             .map(|r| vec![r.min().x, r.min().y, r.max().x, r.max().y])

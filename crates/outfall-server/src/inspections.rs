@@ -4,13 +4,13 @@
 
 use super::extract::Query;
 use super::{ApiError, ApiResult, AppState};
-use crate::calendar::{self, DueList, SiteDue, Urgency};
-use crate::record::{Inspection, RainfallDay};
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use chrono::NaiveDate;
+use outfall_core::calendar::{self, DueList, SiteDue, Urgency};
+use outfall_core::record::{Inspection, RainfallDay};
 use std::collections::HashMap;
 use std::fmt::Write;
 

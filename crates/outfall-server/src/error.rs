@@ -40,9 +40,9 @@ pub enum ApiError {
     PreconditionRequired(String),
 }
 
-impl From<crate::Error> for ApiError {
-    fn from(e: crate::Error) -> Self {
-        use crate::Error as E;
+impl From<outfall_core::Error> for ApiError {
+    fn from(e: outfall_core::Error) -> Self {
+        use outfall_core::Error as E;
         match e {
             E::NotFound { .. } => ApiError::NotFound(e.to_string()),
             E::Input(_) | E::Feature { .. } | E::Format { .. } | E::Projection { .. } => {

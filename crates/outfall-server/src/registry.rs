@@ -7,14 +7,16 @@
 use super::extract::Path;
 use super::limits::read_upload;
 use super::{ApiError, ApiResult, AppState, MAX_UPLOAD_FEATURES};
-use crate::record::{Inspection, RainfallDay};
-use crate::registry::{self, token, AccessRole, Caller, DisturbanceRecord, Live, SiteRecord};
-use crate::report::Report;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use outfall_core::record::{Inspection, RainfallDay};
+use outfall_core::registry::{
+    self, token, AccessRole, Caller, DisturbanceRecord, Live, SiteRecord,
+};
+use outfall_core::report::Report;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -193,7 +195,7 @@ pub async fn create(
 /// Reads and checks an application: the same upload checks as `POST /check`, then the
 /// site's own fields.
 fn application(
-    catalog: &crate::Catalog,
+    catalog: &outfall_core::Catalog,
     body: &[u8],
     caller: &Caller,
 ) -> ApiResult<(SiteRecord, Vec<DisturbanceRecord>)> {
@@ -206,7 +208,7 @@ fn application(
         Some(_) => return Err(bad("\"site\" must be an object".into())),
         None => Map::new(),
     };
-    let (features, problems) = crate::load::parse_geojson(&doc.to_string(), "application")?;
+    let (features, problems) = outfall_core::load::parse_geojson(&doc.to_string(), "application")?;
     if let Some(p) = problems.first() {
         return Err(bad(format!("feature {}: {}", p.feature, p.reason)));
     }
@@ -241,19 +243,21 @@ fn application(
     };
     let (mut site, _) =
         registry::apply_change(&empty, &fields, &catalog.manifest.words).map_err(|e| match e {
-            crate::Error::Input(m) => bad(m),
+            outfall_core::Error::Input(m) => bad(m),
             other => other.into(),
         })?;
     let outfall = site
         .properties
         .get("outfall")
-        .and_then(crate::load::value_text)
-        .and_then(|s| crate::load::parse_point(&s));
+        .and_then(outfall_core::load::value_text)
+        .and_then(|s| outfall_core::load::parse_point(&s));
     // The same refusals as POST /check: no polygon, across the antimeridian, far away.
-    crate::screening::check_drawn(catalog, &id, &features, outfall).map_err(|e| match e {
-        crate::Error::Input(m) => bad(m),
-        other => other.into(),
-    })?;
+    outfall_core::screening::check_drawn(catalog, &id, &features, outfall).map_err(
+        |e| match e {
+            outfall_core::Error::Input(m) => bad(m),
+            other => other.into(),
+        },
+    )?;
     let (polygons, disturbance) = phases_of(&id, &features).map_err(bad)?;
     site.boundary = Some(geo_types::Geometry::MultiPolygon(geo_types::MultiPolygon(
         polygons,
@@ -265,7 +269,7 @@ fn application(
 /// the error names a feature whose `start` or `end` is not a date.
 fn phases_of(
     id: &str,
-    features: &[crate::load::Feature],
+    features: &[outfall_core::load::Feature],
 ) -> Result<(Vec<geo_types::Polygon<f64>>, Vec<DisturbanceRecord>), String> {
     let mut polygons = Vec::new();
     let mut disturbance = Vec::new();
@@ -273,7 +277,7 @@ fn phases_of(
         let text = |k: &str| f.properties.text(k);
         for key in ["start", "end"] {
             if let Some(d) = text(key) {
-                if crate::area::parse_date(&d).is_none() {
+                if outfall_core::area::parse_date(&d).is_none() {
                     return Err(format!(
                         "feature {}: {key} '{d}' is not a date (YYYY-MM-DD)",
                         f.id
@@ -281,7 +285,7 @@ fn phases_of(
                 }
             }
         }
-        let ps = crate::area::polygons_of(&f.geometry);
+        let ps = outfall_core::area::polygons_of(&f.geometry);
         if ps.is_empty() {
             continue;
         }

@@ -2,7 +2,6 @@
 //! follows the flow to the receiving waters, and decides the conditions of the local law.
 #![forbid(unsafe_code)]
 
-pub mod api;
 pub mod area;
 pub mod attributes;
 pub mod batch;

@@ -6,16 +6,16 @@ use super::geojson_write::{write_page, PageMeta};
 use super::limits::{blocking, secs};
 use super::negotiate::{check_query, wants_html};
 use super::{ApiError, ApiResult, AppState};
-use crate::catalog::Layer;
-use crate::config::Role;
-use crate::load::Feature;
-use crate::period::Period;
 use axum::extract::State;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use geo::Intersects;
 use geo_types::Rect;
+use outfall_core::catalog::Layer;
+use outfall_core::config::Role;
+use outfall_core::load::Feature;
+use outfall_core::period::Period;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -238,7 +238,7 @@ pub(super) fn derived_properties(st: &AppState, layer: &Layer, index: usize) -> 
                 props.insert("impaired".into(), Value::Bool(!hits.is_empty()));
                 props.insert(
                     "causes".into(),
-                    Value::String(crate::waters::all_causes_text(&hits)),
+                    Value::String(outfall_core::waters::all_causes_text(&hits)),
                 );
             }
             props.insert(
@@ -286,7 +286,7 @@ pub(super) fn derived_properties(st: &AppState, layer: &Layer, index: usize) -> 
                 record.insert(
                     "active_without_approval".into(),
                     json!(r
-                        .finding(crate::law::RuleId::ActiveWithoutApproval)
+                        .finding(outfall_core::law::RuleId::ActiveWithoutApproval)
                         .and_then(|f| f.met)),
                 );
                 if let Ok(Value::Object(rec)) = serde_json::to_value(r.record_columns()) {
@@ -299,7 +299,7 @@ pub(super) fn derived_properties(st: &AppState, layer: &Layer, index: usize) -> 
                         record.insert(k, v);
                     }
                 }
-                for (rule, column) in crate::report::SOURCE_COLUMNS {
+                for (rule, column) in outfall_core::report::SOURCE_COLUMNS {
                     record.insert(column.into(), json!(r.sources_text(rule)));
                 }
                 for (k, v) in record {

@@ -6,16 +6,16 @@
 use super::extract::{Path, Query};
 use super::limits::{blocking, count_vertices, read_upload, secs, MAX_UPLOAD_VERTICES};
 use super::{ApiError, ApiResult, AppState, MAX_UPLOAD_BYTES, MAX_UPLOAD_FEATURES};
-use crate::export;
-use crate::load::UploadFormat;
-use crate::report::Report;
-use crate::screening::{self, Subject};
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use geo::CoordsIter;
+use outfall_core::export;
+use outfall_core::load::UploadFormat;
+use outfall_core::report::Report;
+use outfall_core::screening::{self, Subject};
 use std::collections::HashMap;
 
 /// What a check names its subject when the client gives no `name`.
@@ -89,7 +89,7 @@ async fn run_check(
         .map(|c| c.trim().to_string())
         .filter(|c| !c.is_empty());
     // GeoJSON's size in vertices is known before parsing; other formats are counted after.
-    let sniffed = crate::load::sniff_format(&body, &name).ok();
+    let sniffed = outfall_core::load::sniff_format(&body, &name).ok();
     let geojson_vertices = (sniffed == Some(UploadFormat::GeoJson)).then(|| count_vertices(&body));
     if let Some(vertices) = geojson_vertices.filter(|&v| v > MAX_UPLOAD_VERTICES) {
         return Err(too_many_vertices(&name, vertices));
@@ -112,11 +112,14 @@ async fn run_check(
         move || -> ApiResult<(Report, Subject)> {
             // Held until the work ends, even past the deadline: abandoned work still counts.
             let _permit = permit;
-            let upload = crate::load::read_upload(&body, &name, crs.as_deref(), MAX_UPLOAD_BYTES)
-                .map_err(|e| match e {
-                crate::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
-                other => other.into(),
-            })?;
+            let upload =
+                outfall_core::load::read_upload(&body, &name, crs.as_deref(), MAX_UPLOAD_BYTES)
+                    .map_err(|e| match e {
+                        outfall_core::Error::Input(m) => {
+                            ApiError::Unprocessable(format!("{name}: {m}"))
+                        }
+                        other => other.into(),
+                    })?;
             if let Some(p) = upload.problems.first() {
                 return Err(ApiError::Unprocessable(format!(
                     "{}: feature {}: {}",
@@ -157,17 +160,17 @@ async fn run_check(
 /// polygon, a polygon across the antimeridian, a place far from the data set), and the
 /// plan's record is checked as a `PATCH` is, so an unknown code is refused by name.
 fn check_plan(
-    catalog: &crate::Catalog,
+    catalog: &outfall_core::Catalog,
     name: &str,
-    upload: &crate::load::Upload,
+    upload: &outfall_core::load::Upload,
 ) -> ApiResult<(Report, Subject)> {
-    let unusable = |e: crate::Error| match e {
-        crate::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
+    let unusable = |e: outfall_core::Error| match e {
+        outfall_core::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
         other => other.into(),
     };
     screening::refuse_impossible(catalog, &upload.features, None).map_err(unusable)?;
     let first = upload.features.first().map(|f| f.properties.to_map());
-    let record = crate::registry::drawn_fields(
+    let record = outfall_core::registry::drawn_fields(
         &upload.site,
         first.unwrap_or_default(),
         &catalog.manifest.words,
