@@ -2,11 +2,15 @@
 //! area disturbed at one time from phase dates.
 
 mod authalic;
+mod overlay;
+
+pub use overlay::union;
+use overlay::{overlapping_groups, overlay_union};
 
 use chrono::NaiveDate;
 use geo::orient::{Direction, Orient};
 use geo::BooleanOps;
-use geo_types::{Coord, Geometry, LineString, MultiPolygon, Polygon};
+use geo_types::{Geometry, MultiPolygon, Polygon};
 use serde::Serialize;
 
 pub const SQ_M_PER_ACRE: f64 = 4046.8564224;
@@ -21,132 +25,32 @@ pub fn polygons_of(g: &Geometry<f64>) -> Vec<Polygon<f64>> {
     }
 }
 
-/// Union of polygons. Polygons are grouped by overlapping envelopes and only groups of two
-/// or more are unioned: a single valid polygon needs no union, and i_overlay's cost grows
-/// steeply with vertex count (a valid 10,000-vertex star took minutes). Rings are oriented
-/// on the way in: one fill rule serves every ring, and mixed directions give wrong unions.
-pub fn union<'a>(polys: impl IntoIterator<Item = &'a Polygon<f64>>) -> MultiPolygon<f64> {
-    let polys: Vec<&Polygon<f64>> = polys.into_iter().collect();
-    let mut out = Vec::with_capacity(polys.len());
-    for group in overlapping_groups(&polys) {
-        if let [one] = group.as_slice() {
-            out.push(polys[*one].orient(Direction::Default));
-        } else {
-            out.extend(overlay_union(group.iter().map(|&i| polys[i])));
-        }
-    }
-    MultiPolygon(out)
-}
-
-/// i_overlay's union under the positive fill rule, as geo's `unary_union` calls it, but with
-/// each ring copied once, already in the direction that rule needs (exterior
-/// counter-clockwise, holes clockwise), rather than oriented, cloned and converted in turn
-/// (those copies were a fifth of the union). Output: exteriors counter-clockwise.
-fn overlay_union<'a>(polys: impl Iterator<Item = &'a Polygon<f64>>) -> Vec<Polygon<f64>> {
-    use i_overlay::core::{fill_rule::FillRule, overlay_rule::OverlayRule};
-    use i_overlay::float::overlay::{FloatOverlay, OverlayOptions};
-    let mut paths: Vec<Vec<[f64; 2]>> = Vec::new();
-    for p in polys {
-        paths.push(ring_path(p.exterior(), true));
-        paths.extend(p.interiors().iter().map(|r| ring_path(r, false)));
-    }
-    paths.retain(|p| !p.is_empty());
-    let shapes = FloatOverlay::with_subj_custom(&paths, OverlayOptions::ogc(), Default::default())
-        .overlay(OverlayRule::Subject, FillRule::Positive);
-    shapes
-        .into_iter()
-        .map(|shape| {
-            let mut rings = shape.into_iter().map(|path| {
-                let mut ring = LineString(path.into_iter().map(|[x, y]| Coord { x, y }).collect());
-                ring.close();
-                ring
-            });
-            let exterior = rings.next().unwrap_or_else(|| LineString(Vec::new()));
-            Polygon::new(exterior, rings.collect())
-        })
-        .collect()
-}
-
-/// A ring as an i_overlay path: without the closing vertex (its paths close implicitly),
-/// counter-clockwise when `ccw`, else clockwise.
-fn ring_path(ring: &LineString<f64>, ccw: bool) -> Vec<[f64; 2]> {
-    let open = &ring.0[..ring.0.len().saturating_sub(1)];
-    let mut path: Vec<[f64; 2]> = open.iter().map(|c| [c.x, c.y]).collect();
-    // Twice the signed area (shoelace), positive counter-clockwise.
-    let twice_area: f64 = ring
-        .lines()
-        .map(|l| l.start.x * l.end.y - l.end.x * l.start.y)
-        .sum();
-    if (twice_area > 0.0) != ccw {
-        path.reverse();
-    }
-    path
-}
-
-/// Indices of polygons grouped so that polygons whose envelopes meet (directly or through
-/// others) share a group, in order of their first member. Union-find over the pairs whose
-/// envelopes meet: every pair for a few polygons (a site's handful), an R-tree beyond.
-fn overlapping_groups(polys: &[&Polygon<f64>]) -> Vec<Vec<usize>> {
-    use geo::BoundingRect;
-    use rstar::primitives::{GeomWithData, Rectangle};
-    use rstar::{Envelope, RTreeObject};
-    let rects: Vec<Option<Rectangle<[f64; 2]>>> = polys
-        .iter()
-        .map(|p| {
-            p.bounding_rect()
-                .map(|r| Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]))
-        })
-        .collect();
-    let mut parent: Vec<usize> = (0..polys.len()).collect();
-    fn root(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
-    let mut join = |i: usize, j: usize| {
-        let (a, b) = (root(&mut parent, i), root(&mut parent, j));
-        if a != b {
-            parent[a.max(b)] = a.min(b);
-        }
-    };
-    const PAIRWISE_UP_TO: usize = 16;
-    if polys.len() <= PAIRWISE_UP_TO {
-        for (i, a) in rects.iter().enumerate() {
-            for (j, b) in rects.iter().enumerate().skip(i + 1) {
-                if let (Some(a), Some(b)) = (a, b) {
-                    if a.envelope().intersects(&b.envelope()) {
-                        join(i, j);
-                    }
-                }
-            }
-        }
-    } else {
-        let tree = rstar::RTree::bulk_load(
-            rects
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| r.map(|r| GeomWithData::new(r, i)))
-                .collect(),
-        );
-        for (i, r) in rects.iter().enumerate() {
-            let Some(r) = r else { continue };
-            for other in tree.locate_in_envelope_intersecting(&r.envelope()) {
-                join(i, other.data);
-            }
-        }
-    }
-    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
-    for i in 0..polys.len() {
-        let r = root(&mut parent, i);
-        groups.entry(r).or_default().push(i);
-    }
-    groups.into_values().collect()
-}
-
 /// Area on the WGS84 ellipsoid in acres, exterior less holes whatever the rings' directions
 /// (`authalic`: the equal-area sphere for short edges, geographiclib otherwise).
+///
+/// Coordinates are WGS84 longitude and latitude in degrees. A square 63.61 m on a side
+/// (4,046.86 m², one acre) in the Town of Clay, NY, is 0.000573° of latitude tall and
+/// 0.000782° of longitude wide at 43.18° N:
+///
+/// ```
+/// use geo_types::{polygon, MultiPolygon};
+/// use outfall_core::area::area_acres;
+///
+/// let (west, south) = (-76.17, 43.18);
+/// let (east, north) = (west + 0.000_782_45, south + 0.000_572_61);
+/// let square = polygon![
+///     (x: west, y: south),
+///     (x: east, y: south),
+///     (x: east, y: north),
+///     (x: west, y: north),
+///     (x: west, y: south),
+/// ];
+/// let acres = area_acres(&MultiPolygon(vec![square]));
+/// assert_eq!(format!("{acres:.2}"), "1.00");
+/// // The same in square metres: one acre is 4,046.856 m².
+/// let m2 = acres * outfall_core::area::SQ_M_PER_ACRE;
+/// assert!((m2 - 4046.86).abs() < 1.0, "{m2} m²");
+/// ```
 pub fn area_acres(mp: &MultiPolygon<f64>) -> f64 {
     // A fold from +0.0: `sum` of nothing is -0.0, which printed "-0.00 acres".
     mp.0.iter()
@@ -256,6 +160,39 @@ pub fn phase_acres(phases: &[Phase]) -> Vec<PhaseAcres> {
 /// kept as disjoint pieces with their areas: while no phase has ended, each new polygon is
 /// unioned only with the pieces it overlaps; when one ends, the union is rebuilt from the
 /// active polygons, unioning only those that overlap (disjoint ones keep their cached area).
+///
+/// Dates are inclusive at both ends. Two phases of one acre each, side by side in the Town
+/// of Clay: while they follow one another at most one acre is open at a time; when the
+/// second starts before the first ends, two acres are open from its start.
+///
+/// ```
+/// use chrono::NaiveDate;
+/// use geo_types::{polygon, Polygon};
+/// use outfall_core::area::{peak_at_one_time, Phase};
+///
+/// // One acre (63.61 m square) whose south-west corner is `west` degrees of longitude.
+/// let acre = |west: f64| -> Polygon<f64> {
+///     let (east, south, north) = (west + 0.000_782_45, 43.18, 43.18 + 0.000_572_61);
+///     polygon![(x: west, y: south), (x: east, y: south), (x: east, y: north), (x: west, y: north)]
+/// };
+/// let day = |m: u32, d: u32| NaiveDate::from_ymd_opt(2026, m, d);
+/// let phase = |name: &str, west: f64, start, end| Phase {
+///     name: name.into(),
+///     start,
+///     end,
+///     polygons: vec![acre(west)],
+/// };
+/// let grading = phase("grading", -76.17, day(4, 1), day(6, 30));
+/// let paving = phase("paving", -76.169, day(7, 1), day(9, 30));
+/// let peak = peak_at_one_time(&[grading.clone(), paving]);
+/// assert_eq!(format!("{:.2} acres", peak.acres), "1.00 acres");
+/// assert_eq!(peak.date, day(4, 1));
+///
+/// let early_paving = phase("paving", -76.169, day(6, 1), day(9, 30));
+/// let peak = peak_at_one_time(&[grading, early_paving]);
+/// assert_eq!(format!("{:.2} acres", peak.acres), "2.00 acres");
+/// assert_eq!(peak.date, day(6, 1));
+/// ```
 pub fn peak_at_one_time(phases: &[Phase]) -> Peak {
     let mut starts: Vec<NaiveDate> = phases.iter().filter_map(|p| p.start).collect();
     starts.sort();

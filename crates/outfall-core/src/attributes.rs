@@ -103,9 +103,9 @@ impl Properties {
         self.raw(key).map(value_of)
     }
 
-    /// The value as text (`load::value_text`): None when absent, null or blank.
+    /// The value as text ([`value_text`]): None when absent, null or blank.
     pub fn text(&self, key: &str) -> Option<String> {
-        self.get(key).as_ref().and_then(crate::load::value_text)
+        self.get(key).as_ref().and_then(value_text)
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -311,6 +311,23 @@ pub fn share_keys<T>(items: &mut [T], props: impl Fn(&mut T) -> &mut Properties)
         } else {
             *p = p.with_keys(&union);
         }
+    }
+}
+
+/// A property value as text, or None when null or blank.
+pub fn value_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => {
+            let t = s.trim();
+            (!t.is_empty()).then(|| t.to_string())
+        }
+        Value::Number(n) => Some(match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", f as i64),
+            _ => n.to_string(),
+        }),
+        Value::Bool(b) => Some(b.to_string()),
+        other => Some(other.to_string()),
     }
 }
 

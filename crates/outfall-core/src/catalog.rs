@@ -1,13 +1,20 @@
 //! The loaded data set: every layer read once, reprojected, checked and indexed in an
 //! R-tree, then shared immutably (`Arc<Catalog>`) by the CLI and the server.
 
-use crate::config::{LayerConfig, Manifest, Role};
+mod read;
+mod sites;
+mod validate;
+
+pub use validate::{validate, Validation};
+
+use crate::config::{check_inside, LayerConfig, Manifest, Role};
 use crate::error::{Error, Result};
 pub use crate::layer::{ImpairedTable, IndexEntry, Layer};
-use crate::load::{self, value_text, LoadProblem, Row, SourceInfo};
+use crate::load::{self, LoadProblem, SourceInfo};
 use geo_types::{Geometry, Rect};
-use serde::Serialize;
+use read::{log_origins, read_impaired_table, read_layer};
 use serde_json::{Map, Value};
+use sites::{check_sites, collect_sites};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -52,48 +59,12 @@ impl Catalog {
     pub fn load(manifest: Manifest, progress: Progress) -> Result<Catalog> {
         // The compiled-in causes vocabulary decides Condition A: refuse to load without it.
         crate::vocabulary::causes::shipped()?;
-        let mut layers: Vec<Layer> = Vec::new();
-        let mut impaired_tables = Vec::new();
-        let mut rainfall = Vec::new();
+        let Read {
+            mut layers,
+            impaired_tables,
+            rainfall,
+        } = read_all(&manifest, progress)?;
         let total = manifest.layers.len();
-        let mut origins: Vec<(String, bool)> = Vec::new();
-        for (n, cfg) in manifest.layers.iter().enumerate() {
-            progress(&cfg.path.display().to_string(), n, total);
-            if cfg.role == Role::Rainfall {
-                check_inside(&manifest, cfg)?;
-                rainfall.push(load::rainfall::read(&manifest.dir, cfg)?);
-                continue;
-            }
-            let is_table = cfg
-                .path
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-            if is_table {
-                if cfg.role != Role::Impaired {
-                    return Err(Error::Manifest {
-                        path: manifest.dir.join(crate::config::MANIFEST_FILE),
-                        reason: format!(
-                            "{}: only impaired lists may be tables (.csv); a {} layer needs geometry",
-                            cfg.path.display(),
-                            cfg.role.as_str()
-                        ),
-                    });
-                }
-                check_inside(&manifest, cfg)?;
-                impaired_tables.push(read_impaired_table(&manifest.dir, cfg)?);
-                continue;
-            }
-            check_inside(&manifest, cfg)?;
-            let (loaded, cached) = read_layer(&manifest, cfg)?;
-            origins.push((cfg.path.display().to_string(), cached));
-            let same = layers.iter().filter(|l| l.config.role == cfg.role).count();
-            let collection_id = match same {
-                0 => cfg.role.as_str().to_string(),
-                k => format!("{}-{}", cfg.role.as_str(), k + 1),
-            };
-            layers.push(Layer::new(cfg.clone(), collection_id, loaded));
-        }
-        log_origins(&manifest.dir, &origins);
         progress("stream network", total, total);
         let waterbody_impairments =
             crate::waters::waterbody_impairments(&layers, &impaired_tables, &manifest.rules);
@@ -107,25 +78,14 @@ impl Catalog {
         // A table list has no geometry of its own: serve the waters it lists, after every
         // match above so the derived layer never matches itself.
         for table in &impaired_tables {
-            let same = layers
-                .iter()
-                .filter(|l| l.config.role == Role::Impaired)
-                .count();
-            let collection_id = match same {
-                0 => Role::Impaired.as_str().to_string(),
-                k => format!("{}-{}", Role::Impaired.as_str(), k + 1),
-            };
+            let collection_id = collection_id(&layers, Role::Impaired);
             layers.extend(crate::waters::listed_waters_layer(
                 &layers,
                 table,
                 collection_id,
             ));
         }
-        let site_index = sites
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.id.clone(), i))
-            .collect();
+        let site_index = index_of(&sites);
         let mut catalog = Catalog {
             manifest,
             layers,
@@ -167,12 +127,7 @@ impl Catalog {
             }
         }
         c.sites = collect_sites(&c.layers)?;
-        c.site_index = c
-            .sites
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.id.clone(), i))
-            .collect();
+        c.site_index = index_of(&c.sites);
         c.site_problems = check_sites(&c);
         Ok(c)
     }
@@ -311,353 +266,74 @@ impl Catalog {
     }
 }
 
-/// What `outfall validate` found: the errors that stop a load (every layer is tried, so
-/// each broken layer is named) and the problems a load would report.
-#[derive(Debug, Default, Serialize)]
-pub struct Validation {
-    pub errors: Vec<String>,
-    pub problems: Vec<LoadProblem>,
-    pub layers: usize,
-    pub features: usize,
+/// The layers of a manifest as read, before anything is built across them.
+struct Read {
+    layers: Vec<Layer>,
+    impaired_tables: Vec<ImpairedTable>,
+    rainfall: Vec<load::rainfall::Rainfall>,
 }
 
-impl Validation {
-    /// No errors (and, when `strict`, no problems either).
-    pub fn passes(&self, strict: bool) -> bool {
-        self.errors.is_empty() && (!strict || self.problems.is_empty())
-    }
-
-    /// One line per error and problem, then a summary line.
-    pub fn to_text(&self, data: &Path, strict: bool) -> String {
-        let mut out = String::new();
-        for e in &self.errors {
-            out += &format!("error: {e}\n");
-        }
-        let level = if strict { "error" } else { "warning" };
-        for p in &self.problems {
-            let site = p
-                .site
-                .as_deref()
-                .map(|s| format!(" (site {s})"))
-                .unwrap_or_default();
-            out += &format!(
-                "{level}: {}: feature {}{site}: {}\n",
-                p.path, p.feature, p.reason
-            );
-        }
-        out += &format!(
-            "{}: {} layer(s), {} feature(s) loaded; {} error(s), {} problem(s){}\n",
-            data.display(),
-            self.layers,
-            self.features,
-            self.errors.len(),
-            self.problems.len(),
-            if self.passes(strict) {
-                " — valid"
-            } else {
-                " — NOT valid"
-            }
-        );
-        out
-    }
-}
-
-/// Loads the data set in `dir` for `outfall validate`: each layer on its own so every
-/// broken layer is reported, then the whole catalog for the checks across layers.
-pub fn validate(dir: &Path) -> Validation {
-    let mut v = Validation::default();
-    let manifest = match Manifest::read(dir) {
-        Ok(m) => m,
-        Err(e) => {
-            v.errors.push(e.to_string());
-            return v;
-        }
+/// Reads every layer of the manifest in its order, each checked to lie where the manifest
+/// allows, and logs which came from the prepared cache.
+fn read_all(manifest: &Manifest, progress: Progress) -> Result<Read> {
+    let mut read = Read {
+        layers: Vec::new(),
+        impaired_tables: Vec::new(),
+        rainfall: Vec::new(),
     };
-    v.layers = manifest.layers.len();
-    for cfg in &manifest.layers {
+    let total = manifest.layers.len();
+    let mut origins: Vec<(String, bool)> = Vec::new();
+    for (n, cfg) in manifest.layers.iter().enumerate() {
+        progress(&cfg.path.display().to_string(), n, total);
+        if cfg.role == Role::Rainfall {
+            check_inside(manifest, cfg)?;
+            read.rainfall
+                .push(load::rainfall::read(&manifest.dir, cfg)?);
+            continue;
+        }
         let is_table = cfg
             .path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-        let result = check_inside(&manifest, cfg).and_then(|_| {
-            if cfg.role == Role::Rainfall {
-                load::rainfall::read(&manifest.dir, cfg).map(|_| ())
-            } else if is_table {
-                read_impaired_table(&manifest.dir, cfg).map(|_| ())
-            } else {
-                read_layer(&manifest, cfg).map(|_| ())
-            }
-        });
-        if let Err(e) = result {
-            v.errors.push(e.to_string());
-        }
-    }
-    if !v.errors.is_empty() {
-        return v;
-    }
-    match Catalog::load(manifest, &mut |_, _, _| {}) {
-        Ok(cat) => {
-            v.features = cat.layers.iter().map(|l| l.features.len()).sum();
-            v.problems = cat.problems();
-        }
-        Err(e) => v.errors.push(e.to_string()),
-    }
-    v
-}
-
-fn read_impaired_table(dir: &Path, cfg: &LayerConfig) -> Result<ImpairedTable> {
-    let path = dir.join(&cfg.path);
-    if !path.exists() {
-        return Err(Error::io(
-            &path,
-            std::io::Error::new(std::io::ErrorKind::NotFound, "file not found"),
-        ));
-    }
-    let rows = load::read_table(&path)?;
-    let key = cfg.id_field.as_deref().unwrap_or("id");
-    let mut columns: Vec<(&str, &str)> = vec![("id_field", key)];
-    columns.extend(cfg.causes_field.as_deref().map(|c| ("causes_field", c)));
-    columns.extend(cfg.name_field.as_deref().map(|c| ("name_field", c)));
-    columns.extend(cfg.category_field.as_deref().map(|c| ("category_field", c)));
-    columns.extend(cfg.year_field.as_deref().map(|c| ("year_field", c)));
-    if let Some(first) = rows.first() {
-        for (k, c) in columns {
-            if !first.contains_key(c) {
-                return Err(Error::MissingField {
-                    path: path.clone(),
-                    role: cfg.role.as_str().into(),
-                    key: k.into(),
-                    field: c.to_string(),
-                    available: first.keys().cloned().collect::<Vec<_>>().join(", "),
+        if is_table {
+            if cfg.role != Role::Impaired {
+                return Err(Error::Manifest {
+                    path: manifest.dir.join(crate::config::MANIFEST_FILE),
+                    reason: format!(
+                        "{}: only impaired lists may be tables (.csv); a {} layer needs geometry",
+                        cfg.path.display(),
+                        cfg.role.as_str()
+                    ),
                 });
             }
-        }
-    }
-    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-    use sha2::Digest;
-    let sha256 = hex::encode(sha2::Sha256::digest(&bytes));
-    let count = rows.len();
-    let mut grouped: HashMap<String, Vec<Row>> = HashMap::new();
-    for row in rows {
-        if let Some(k) = row.get(key).and_then(value_text) {
-            grouped.entry(k).or_default().push(row);
-        }
-    }
-    Ok(ImpairedTable {
-        config: cfg.clone(),
-        source: SourceInfo {
-            role: cfg.role.as_str().into(),
-            path: cfg.path.display().to_string(),
-            sha256,
-            features: count,
-            crs: "none (table)".into(),
-        },
-        rows: grouped,
-    })
-}
-
-/// Reads one geometry layer: its prepared copy (`outfall prepare`) when that is current, else
-/// its source. A stale or damaged copy is reported and the source read instead, so the cache
-/// never changes an answer. The flag says whether the copy was used.
-fn read_layer(manifest: &Manifest, cfg: &LayerConfig) -> Result<(load::LoadedLayer, bool)> {
-    let share = manifest.max_rejected_share_of(cfg);
-    match crate::prepared::read(&manifest.dir, cfg, share) {
-        Ok(Some(loaded)) => return Ok((loaded, true)),
-        Ok(None) => {}
-        Err(e) => tracing::warn!("{e}; loading the source instead"),
-    }
-    Ok((load::load_layer(&manifest.dir, cfg, share)?, false))
-}
-
-/// One line saying which layers came from the prepared cache, when there is one.
-fn log_origins(dir: &Path, origins: &[(String, bool)]) {
-    let cache = dir.join(crate::prepared::DIR);
-    if !cache.is_dir() {
-        return;
-    }
-    let list = |cached: bool| {
-        let names: Vec<&str> = origins
-            .iter()
-            .filter(|o| o.1 == cached)
-            .map(|o| o.0.as_str())
-            .collect();
-        if names.is_empty() {
-            "none".to_string()
-        } else {
-            names.join(", ")
-        }
-    };
-    tracing::info!(
-        "prepared cache {}: from the cache: {}; from the source: {}",
-        cache.display(),
-        list(true),
-        list(false)
-    );
-}
-
-/// Unless the manifest allows it, a layer's file must lie inside the data folder, also after
-/// following symbolic links.
-pub(crate) fn check_inside(manifest: &Manifest, cfg: &LayerConfig) -> Result<()> {
-    if manifest.allow_outside_paths {
-        return Ok(());
-    }
-    let path = manifest.dir.join(&cfg.path);
-    let outside = !crate::config::path_stays_inside(&cfg.path)
-        || match (path.canonicalize(), manifest.dir.canonicalize()) {
-            (Ok(file), Ok(dir)) => !file.starts_with(dir),
-            _ => false, // a missing file is reported by the loader
-        };
-    if outside {
-        return Err(Error::Manifest {
-            path: manifest.dir.join(crate::config::MANIFEST_FILE),
-            reason: format!(
-                "layer {} ({}): the path points outside the data folder; set `allow_outside_paths = true` at the top of the manifest to allow it",
-                cfg.role.as_str(),
-                cfg.path.display()
-            ),
-        });
-    }
-    Ok(())
-}
-
-/// Checks each site's own attributes against the loaded data: every `parcel_ids` entry must
-/// be a parcel of some parcels layer, and an `outfall` must be a "lon,lat" point within
-/// `outfall_max_km` of the data set's extent.
-fn check_sites(catalog: &Catalog) -> Vec<LoadProblem> {
-    let mut out = Vec::new();
-    let parcels: Vec<&Layer> = catalog.layers_of(Role::Parcels).collect();
-    let extent = catalog.bbox();
-    let max_km = catalog.manifest.outfall_max_km;
-    for sl in catalog.layers_of(Role::Sites) {
-        let problem = |site: &str, reason: String| LoadProblem {
-            path: sl.source.path.clone(),
-            feature: site.to_string(),
-            reason,
-            site: Some(site.to_string()),
-        };
-        let parcel_col = sl.config.field("parcel_ids");
-        let outfall_col = sl.config.field("outfall");
-        for f in &sl.features {
-            let get = |k: &str| f.properties.get(sl.config.field(k));
-            let record = crate::claims::read_claims(&get, &catalog.manifest.words);
-            out.extend(record.problems.into_iter().map(|p| problem(&f.id, p)));
-            if catalog
-                .site(&f.id)
-                .map(|s| s.boundary.is_none())
-                .unwrap_or(true)
-            {
-                continue;
-            }
-            if !parcels.is_empty() {
-                for pid in crate::load::split_list(f.properties.get(parcel_col).as_ref()) {
-                    if !parcels.iter().any(|l| l.get(&pid).is_some()) {
-                        out.push(problem(
-                            &f.id,
-                            format!("parcel_ids names '{pid}', which is not a parcel of any parcels layer"),
-                        ));
-                    }
-                }
-            }
-            let Some(text) = f.properties.text(outfall_col) else {
-                continue;
-            };
-            let Some(point) = crate::load::parse_point(&text) else {
-                out.push(problem(
-                    &f.id,
-                    format!("outfall '{text}' is not a \"lon,lat\" point (WGS84 degrees)"),
-                ));
-                continue;
-            };
-            let Some(extent) = extent else { continue };
-            let km = km_outside(extent, point.x(), point.y());
-            if km > max_km {
-                let swapped = km_outside(extent, point.y(), point.x()) <= max_km;
-                out.push(problem(
-                    &f.id,
-                    if swapped {
-                        format!("outfall '{text}' lies outside the data set's extent; are lon and lat swapped?")
-                    } else {
-                        format!(
-                            "outfall '{text}' lies {km:.0} km outside the data set's extent (more than outfall_max_km = {max_km})"
-                        )
-                    },
-                ));
-            }
-        }
-    }
-    out
-}
-
-/// Great-circle distance in km from (lon, lat) to the nearest point of a lon/lat box (0 inside).
-fn km_outside(extent: Rect<f64>, lon: f64, lat: f64) -> f64 {
-    if !(-180.0..=180.0).contains(&lon) || !(-90.0..=90.0).contains(&lat) {
-        return f64::INFINITY;
-    }
-    let near_lon = lon.clamp(extent.min().x, extent.max().x);
-    let near_lat = lat.clamp(extent.min().y, extent.max().y);
-    let (p1, p2) = (lat.to_radians(), near_lat.to_radians());
-    let dp = p2 - p1;
-    let dl = (near_lon - lon).to_radians();
-    let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
-    2.0 * 6_371.008_8 * a.sqrt().min(1.0).asin()
-}
-
-/// Sites from every sites layer, else the distinct `site_field` values of the disturbance
-/// layers; each with its polygons from every disturbance layer. A site id in two sites
-/// layers is an error: which of its records is meant cannot be told.
-fn collect_sites(layers: &[Layer]) -> Result<Vec<Site>> {
-    let mut by_site: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    for (li, d) in layers.iter().enumerate() {
-        let Some(sf) = d.config.site_field.as_deref() else {
-            continue;
-        };
-        if d.config.role != Role::Disturbance {
+            check_inside(manifest, cfg)?;
+            read.impaired_tables
+                .push(read_impaired_table(&manifest.dir, cfg)?);
             continue;
         }
-        for (i, f) in d.features.iter().enumerate() {
-            if let Some(s) = f.properties.text(sf) {
-                if !by_site.contains_key(&s) {
-                    order.push(s.clone());
-                }
-                by_site.entry(s).or_default().push((li, i));
-            }
-        }
+        check_inside(manifest, cfg)?;
+        let (loaded, cached) = read_layer(manifest, cfg)?;
+        origins.push((cfg.path.display().to_string(), cached));
+        let collection_id = collection_id(&read.layers, cfg.role);
+        read.layers
+            .push(Layer::new(cfg.clone(), collection_id, loaded));
     }
-    let mut sites: Vec<Site> = Vec::new();
-    let mut seen: HashMap<String, &str> = HashMap::new();
-    for sl in layers.iter().filter(|l| l.config.role == Role::Sites) {
-        for f in &sl.features {
-            if let Some(other) = seen.insert(f.id.clone(), &sl.source.path) {
-                return Err(Error::layer_feature(
-                    &sl.source.path,
-                    "sites",
-                    f.id.clone(),
-                    format!("site id '{}' is also a site of {other}; site ids must be unique across sites layers", f.id),
-                ));
-            }
-            {
-                sites.push(Site {
-                    id: f.id.clone(),
-                    name: sl.name_of(f),
-                    attributes: f.properties.to_map(),
-                    boundary: Some(f.geometry.clone()),
-                    disturbance: by_site.get(&f.id).cloned().unwrap_or_default(),
-                });
-            }
-        }
+    log_origins(&manifest.dir, &origins);
+    Ok(read)
+}
+
+/// The collection id of the next layer of `role`: the role, then `role-2`, `role-3`, ...
+fn collection_id(layers: &[Layer], role: Role) -> String {
+    match layers.iter().filter(|l| l.config.role == role).count() {
+        0 => role.as_str().to_string(),
+        k => format!("{}-{}", role.as_str(), k + 1),
     }
-    if !sites.is_empty() {
-        return Ok(sites);
-    }
-    Ok(order
-        .into_iter()
-        .map(|id| Site {
-            disturbance: by_site.remove(&id).unwrap_or_default(),
-            id,
-            name: None,
-            attributes: Map::new(),
-            boundary: None,
-        })
-        .collect())
+}
+
+fn index_of(sites: &[Site]) -> HashMap<String, usize> {
+    sites
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id.clone(), i))
+        .collect()
 }

@@ -2,6 +2,13 @@
 //! what, and the thresholds of the local law. Absent rules take the Town of Clay defaults,
 //! so another town changes numbers and clause labels here, not in code.
 
+mod paths;
+pub mod settings;
+
+pub(crate) use paths::check_inside;
+pub use paths::path_stays_inside;
+pub use settings::{Bounds, CauseReading, Rules, Setting, SETTINGS};
+
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -63,64 +70,6 @@ impl Role {
     }
 }
 
-/// Thresholds and reading choices of the local law (Town of Clay defaults).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Rules {
-    pub land_development_acres: f64,
-    pub condition_b_acres: f64,
-    pub max_disturbed_at_once_acres: f64,
-    pub search_radius_m: f64,
-    pub trace_limit_km: f64,
-    pub impaired_match_m: f64,
-    /// Share of a reach's length that must lie within `impaired_match_m` of an impaired line.
-    pub impaired_match_share: f64,
-    /// A listed water this far downstream also triggers Condition A (0 = first receiving water only).
-    pub condition_a_downstream_km: f64,
-    /// Cause terms added to the shipped causes vocabulary (src/vocabulary/causes.toml) that make
-    /// an impairment construction-related; matched as whole terms after normalising case and
-    /// punctuation.
-    pub construction_pollutants: Vec<String>,
-    /// Parcel property-class prefixes meaning a single-family residence.
-    pub single_family_classes: Vec<String>,
-    /// Parcel property-class prefixes meaning agricultural property.
-    pub agricultural_classes: Vec<String>,
-    /// Snap tolerance for building a stream graph from geometry alone.
-    pub snap_tolerance_m: f64,
-    /// How "pollutant of concern" (§230-20 D(6)) is read for Condition A.
-    pub condition_a_causes: CauseReading,
-    /// Routine maintenance (5)(c) is exempt only below this many acres.
-    pub maintenance_max_acres: f64,
-    /// The law's effective date, for the plat (5)(e) and building-permit (5)(f) exemptions.
-    /// Effective "upon filing with the office of the Secretary of State" (10)(b): filed 2008-02-19.
-    #[serde(deserialize_with = "date_or_toml_date")]
-    pub effective_date: chrono::NaiveDate,
-    /// (9)(a)[2]: inspections at least this often, in days.
-    pub inspection_interval_days: u32,
-    /// (9)(a)[2]: a storm of this much precipitation or more, in inches, triggers an inspection.
-    pub storm_threshold_in: f64,
-    /// (9)(a)[2]: within this many hours after such a storm.
-    pub storm_inspection_hours: u32,
-}
-
-/// A date written as TOML's own date (`2008-02-19`) or as a string (`"2008-02-19"`).
-fn date_or_toml_date<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<chrono::NaiveDate, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Either {
-        Text(String),
-        Toml(toml::value::Datetime),
-    }
-    let text = match Either::deserialize(d)? {
-        Either::Text(s) => s,
-        Either::Toml(t) => t.to_string(),
-    };
-    text.parse()
-        .map_err(|_| serde::de::Error::custom(format!("'{text}' is not a date (YYYY-MM-DD)")))
-}
-
 /// An optional value written as TOML text or a number, kept as text.
 fn text_or_number<'de, D: serde::Deserializer<'de>>(
     d: D,
@@ -135,64 +84,6 @@ fn text_or_number<'de, D: serde::Deserializer<'de>>(
         Either::Text(s) => s,
         Either::Int(n) => n.to_string(),
     }))
-}
-
-/// Which causes of a listed water count as a pollutant of concern for Condition A.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CauseReading {
-    /// Causes matching `construction_pollutants`: DEC's practice of naming the segments
-    /// impaired by construction-related pollutants (sediment, its measures, nutrients).
-    Construction,
-    /// The definition in (6) read literally: sediment always, plus any cause of impairment of
-    /// a receiving water, so every listed water in scope counts.
-    Any,
-}
-
-impl CauseReading {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CauseReading::Construction => "construction",
-            CauseReading::Any => "any",
-        }
-    }
-}
-
-impl Default for Rules {
-    fn default() -> Self {
-        Rules {
-            land_development_acres: 1.0,
-            condition_b_acres: 5.0,
-            max_disturbed_at_once_acres: 5.0,
-            search_radius_m: 1000.0,
-            trace_limit_km: 50.0,
-            impaired_match_m: 100.0,
-            impaired_match_share: 0.5,
-            condition_a_downstream_km: 1.609344,
-            construction_pollutants: [
-                "sediment",
-                "silt",
-                "siltation",
-                "turbidity",
-                "total suspended solids",
-                "tss",
-                "phosphorus",
-                "nutrient",
-                "nitrogen",
-            ]
-            .map(String::from)
-            .to_vec(),
-            single_family_classes: vec!["210".into()],
-            agricultural_classes: vec!["1".into()],
-            snap_tolerance_m: 1.0,
-            condition_a_causes: CauseReading::Construction,
-            maintenance_max_acres: 5.0,
-            effective_date: chrono::NaiveDate::from_ymd_opt(2008, 2, 19).unwrap_or_default(),
-            inspection_interval_days: 7,
-            storm_threshold_in: 0.5,
-            storm_inspection_hours: 24,
-        }
-    }
 }
 
 /// Clause labels cited by each finding. Override in `[clauses]` for another town's law.
@@ -347,27 +238,6 @@ fn default_outfall_max_km() -> f64 {
     50.0
 }
 
-/// True when `path` (a manifest layer path) stays inside the data folder: relative, and
-/// never climbing above its start with `..`.
-pub fn path_stays_inside(path: &Path) -> bool {
-    use std::path::Component;
-    let mut depth: i64 = 0;
-    for c in path.components() {
-        match c {
-            Component::Prefix(_) | Component::RootDir => return false,
-            Component::ParentDir => {
-                depth -= 1;
-                if depth < 0 {
-                    return false;
-                }
-            }
-            Component::Normal(_) => depth += 1,
-            Component::CurDir => {}
-        }
-    }
-    true
-}
-
 impl Manifest {
     /// The share of `layer`'s features that may be refused before its load fails.
     pub fn max_rejected_share_of(&self, layer: &LayerConfig) -> f64 {
@@ -407,26 +277,7 @@ impl Manifest {
             path: file.to_path_buf(),
             reason,
         };
-        let r = &self.rules;
-        for (name, v) in [
-            ("land_development_acres", r.land_development_acres),
-            ("condition_b_acres", r.condition_b_acres),
-            ("max_disturbed_at_once_acres", r.max_disturbed_at_once_acres),
-            ("search_radius_m", r.search_radius_m),
-            ("trace_limit_km", r.trace_limit_km),
-            ("impaired_match_m", r.impaired_match_m),
-            ("condition_a_downstream_km", r.condition_a_downstream_km),
-            ("snap_tolerance_m", r.snap_tolerance_m),
-            ("maintenance_max_acres", r.maintenance_max_acres),
-            ("storm_threshold_in", r.storm_threshold_in),
-        ] {
-            if !v.is_finite() || v < 0.0 {
-                return Err(bad(format!("rules.{name} must be a number >= 0, got {v}")));
-            }
-        }
-        if !(0.0..=1.0).contains(&r.impaired_match_share) {
-            return Err(bad("rules.impaired_match_share must be within 0..1".into()));
-        }
+        settings::check(&self.rules).map_err(bad)?;
         for (name, v) in [
             ("max_rejected_share", Some(self.max_rejected_share)),
             ("outfall_max_km", Some(self.outfall_max_km)),

@@ -22,7 +22,6 @@ pub fn check(catalog: &Catalog, subject: &Subject) -> Report {
 }
 
 fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>) -> Report {
-    let c = &f.claims;
     let conditions = Conditions {
         land_development_activity: met(&findings, RuleId::LandDevelopmentActivity),
         a: met(&findings, RuleId::ConditionA),
@@ -33,6 +32,7 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
         in_jurisdiction: met(&findings, RuleId::Jurisdiction),
     };
     let entry_reason = law::describe_entry(&f);
+    let site = site_info(subject, &f);
     let w = f.water;
     let framed = frame::frame(
         catalog,
@@ -44,28 +44,7 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
         w.listed.first(),
     );
     Report {
-        site: SiteInfo {
-            id: subject.id.clone(),
-            kind: subject.kind,
-            name: subject.name.clone(),
-            status: c.status.known().map(|s| s.as_str().to_string()),
-            status_recorded: c.status_recorded.clone(),
-            address: c.address.clone(),
-            applicant: c.applicant.clone(),
-            single_family: c.single_family.value,
-            single_family_source: c.single_family.source.clone(),
-            agricultural: c.agricultural.value,
-            agricultural_source: c.agricultural.source.clone(),
-            common_plan: c.common_plan,
-            common_plan_acres: c.common_plan_acres,
-            approved_swppp: c.swppp_approval.known().is_some_and(|a| a.approved()),
-            swppp_approval: c.swppp_approval.known().cloned(),
-            exemptions: c.exemptions.iter().map(|e| e.stated.clone()).collect(),
-            exemption_claims: c.exemptions.clone(),
-            record_problems: c.problems.clone(),
-            parcel_ids: c.parcel_ids.clone(),
-            bbox: f.bbox,
-        },
+        site,
         disturbance: Disturbance {
             total_acres: f.acreage.total_acres,
             peak_acres: f.acreage.peak_acres,
@@ -108,6 +87,33 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
     }
 }
 
+/// The report's site block: who and what the subject is, and what its record claims.
+fn site_info(subject: &Subject, f: &Facts) -> SiteInfo {
+    let c = &f.claims;
+    SiteInfo {
+        id: subject.id.clone(),
+        kind: subject.kind,
+        name: subject.name.clone(),
+        status: c.status.known().map(|s| s.as_str().to_string()),
+        status_recorded: c.status_recorded.clone(),
+        address: c.address.clone(),
+        applicant: c.applicant.clone(),
+        single_family: c.single_family.value,
+        single_family_source: c.single_family.source.clone(),
+        agricultural: c.agricultural.value,
+        agricultural_source: c.agricultural.source.clone(),
+        common_plan: c.common_plan,
+        common_plan_acres: c.common_plan_acres,
+        approved_swppp: c.swppp_approval.known().is_some_and(|a| a.approved()),
+        swppp_approval: c.swppp_approval.known().cloned(),
+        exemptions: c.exemptions.iter().map(|e| e.stated.clone()).collect(),
+        exemption_claims: c.exemptions.clone(),
+        record_problems: c.problems.clone(),
+        parcel_ids: c.parcel_ids.clone(),
+        bbox: f.bbox,
+    }
+}
+
 /// The disturbance polygons, else the footprint's (a parcel, a site boundary).
 fn site_polygons(subject: &Subject) -> Vec<&geo_types::Polygon<f64>> {
     let mut polys = subject.all_polygons();
@@ -125,6 +131,39 @@ fn site_polygons(subject: &Subject) -> Vec<&geo_types::Polygon<f64>> {
 /// no polygon, a polygon spanning more than 180° of longitude (it crosses the antimeridian,
 /// or wraps the world, and its area would be the rest of the Earth), or a place farther than
 /// the manifest's `outfall_max_km` from the data set's extent.
+///
+/// Two acres drawn in the Town of Clay (a rectangle 127.2 m by 63.6 m, in WGS84 degrees)
+/// are a land development activity (one acre or more) under Condition B's five acres:
+///
+/// ```
+/// use geo_types::{polygon, Geometry};
+/// use outfall_core::load::Feature;
+/// use outfall_core::{screening, Catalog};
+///
+/// let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/clay");
+/// let catalog = Catalog::open(&demo)?;
+/// let (west, south) = (-76.17, 43.18);
+/// let (east, north) = (west + 2.0 * 0.000_782_45, south + 0.000_572_61);
+/// let drawn = Feature {
+///     id: "drawn-1".into(),
+///     geometry: Geometry::Polygon(polygon![
+///         (x: west, y: south), (x: east, y: south), (x: east, y: north), (x: west, y: north)
+///     ]),
+///     properties: Default::default(),
+/// };
+/// let report = screening::check_drawn(&catalog, "my-plan", &[drawn.clone()], None)?;
+/// assert_eq!(format!("{:.2} acres", report.disturbance.total_acres), "2.00 acres");
+/// assert_eq!(report.conditions.land_development_activity, Some(true));
+/// assert_eq!(report.conditions.b, Some(false));
+///
+/// // Longitude and latitude swapped put the drawing in Antarctica: refused, not checked.
+/// let mut swapped = drawn;
+/// swapped.geometry = Geometry::Polygon(polygon![
+///     (x: south, y: west), (x: north, y: west), (x: north, y: east), (x: south, y: east)
+/// ]);
+/// assert!(screening::check_drawn(&catalog, "my-plan", &[swapped], None).is_err());
+/// # Ok::<(), outfall_core::Error>(())
+/// ```
 pub fn check_drawn(
     catalog: &Catalog,
     id: &str,
@@ -190,6 +229,22 @@ fn km_between(a: geo_types::Rect<f64>, b: geo_types::Rect<f64>) -> f64 {
 }
 
 /// The report of a site by id.
+///
+/// Site S04 of the demo data (a distribution center on Taft Road, Town of Clay) disturbs
+/// 8.51 acres and drains to a tributary of Ley Creek listed for phosphorus:
+///
+/// ```
+/// use outfall_core::{screening, Catalog};
+///
+/// let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/clay");
+/// let catalog = Catalog::open(&demo)?;
+/// let report = screening::check_site(&catalog, "S04")?;
+/// assert_eq!(format!("{:.2} acres", report.disturbance.total_acres), "8.51 acres");
+/// assert_eq!(report.conditions.b, Some(true)); // five acres or more
+/// assert_eq!(report.conditions.a, Some(true)); // discharges to a listed water
+/// assert_eq!(report.receiving_water_names[0], "unnamed tributary to Ley Creek");
+/// # Ok::<(), outfall_core::Error>(())
+/// ```
 pub fn check_site(catalog: &Catalog, id: &str) -> Result<Report> {
     let site = catalog.site(id)?;
     Ok(check(catalog, &Subject::from_site(catalog, site)))

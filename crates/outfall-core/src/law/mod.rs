@@ -17,7 +17,7 @@ pub use plan::{
     swppp_preparer,
 };
 
-use crate::config::{Clauses, Rules};
+use crate::config::{settings, Clauses, Rules};
 use crate::facts::Facts;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -114,7 +114,7 @@ pub struct RuleSpec {
     pub title: &'static str,
     /// The law's words.
     pub law: &'static str,
-    /// The `[rules]` settings it reads.
+    /// The `[rules]` settings it reads, by their declared names (`config::SETTINGS`).
     pub settings: &'static [&'static str],
     #[serde(skip)]
     decide: fn(&Facts, &Rules) -> Decision,
@@ -301,7 +301,7 @@ pub struct RuleRow {
 
 /// The rulebook with a data set's clause labels and settings.
 pub fn rulebook(r: &Rules, c: &Clauses) -> Vec<RuleRow> {
-    let all = serde_json::to_value(r).unwrap_or(Value::Null);
+    let value = |name: &str| settings::find(name).map_or(Value::Null, |s| s.value(r));
     RULEBOOK
         .iter()
         .map(|s| RuleRow {
@@ -312,7 +312,7 @@ pub fn rulebook(r: &Rules, c: &Clauses) -> Vec<RuleRow> {
             settings: s
                 .settings
                 .iter()
-                .map(|k| (k.to_string(), all.get(k).cloned().unwrap_or(Value::Null)))
+                .map(|k| (k.to_string(), value(k)))
                 .collect(),
         })
         .collect()
@@ -383,6 +383,47 @@ mod tests {
                 assert!(!v.is_null(), "{}: unknown setting {k}", row.id);
             }
         }
+    }
+
+    #[test]
+    fn every_setting_a_rule_lists_is_declared() {
+        for s in &RULEBOOK {
+            for name in s.settings {
+                assert!(
+                    settings::find(name).is_some(),
+                    "rule {} lists the setting {name}, which config::SETTINGS does not declare",
+                    s.name
+                );
+            }
+        }
+    }
+
+    /// The law's own numbers, quoted in the rulebook, are the Town of Clay defaults: a
+    /// changed default that no longer implements the quoted words fails here.
+    #[test]
+    fn the_numbers_the_law_quotes_are_the_defaults() {
+        let d = Rules::default();
+        let law = |id: RuleId| spec(id).law;
+        let inspections = law(RuleId::Inspections);
+        for words in [
+            format!("every {} days", d.inspection_interval_days),
+            format!("within {} hours", d.storm_inspection_hours),
+            format!("producing {} inches", d.storm_threshold_in),
+        ] {
+            assert!(inspections.contains(&words), "inspections: {words}");
+        }
+        assert!(spec(RuleId::Inspections)
+            .title
+            .contains(&format!("every {} days", d.inspection_interval_days)));
+        let five = format!("({}) or more acres", d.condition_b_acres);
+        assert!(law(RuleId::ConditionB).contains(&five), "{five}");
+        let at_once = format!(
+            "({}) acres shall be disturbed",
+            d.max_disturbed_at_once_acres
+        );
+        assert!(law(RuleId::FiveAcreLimit).contains(&at_once), "{at_once}");
+        assert!(law(RuleId::ConditionA).contains("within 1 mile downstream by default"));
+        assert!((d.condition_a_downstream_km - 1.609344).abs() < 1e-12);
     }
 
     #[test]

@@ -505,22 +505,8 @@ pub(crate) fn feature_id_from(
         .unwrap_or_else(|| format!("#{}", index + 1))
 }
 
-/// A property value as text, or None when null or blank.
-pub fn value_text(v: &Value) -> Option<String> {
-    match v {
-        Value::Null => None,
-        Value::String(s) => {
-            let t = s.trim();
-            (!t.is_empty()).then(|| t.to_string())
-        }
-        Value::Number(n) => Some(match n.as_f64() {
-            Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", f as i64),
-            _ => n.to_string(),
-        }),
-        Value::Bool(b) => Some(b.to_string()),
-        other => Some(other.to_string()),
-    }
-}
+// An attribute-value helper, kept at this path for the callers that read it here.
+pub use crate::attributes::value_text;
 
 /// A property read as a yes/no flag ("true", "Y", "yes", 1).
 pub fn value_flag(v: Option<&Value>) -> bool {

@@ -45,6 +45,40 @@ impl Network {
     /// Follows main branches from reach `start` until an outlet, a cycle, or until the distance
     /// from the start of `start` to the end of the current reach exceeds `limit_m` (the reach in
     /// which the limit falls is included). Runs in O(steps). Panics if `start` is out of range.
+    ///
+    /// Distances are geodesic metres on WGS84. Three reaches, each 0.001° of latitude long
+    /// (111.1 m at 43.2° N), digitized downstream and joined end to start:
+    ///
+    /// ```
+    /// use geo_types::line_string;
+    /// use outfall_core::network::{display_names, Network, Reach, TraceEnd};
+    ///
+    /// let reach = |id: &str, name: Option<&str>, north: f64| Reach {
+    ///     id: id.into(),
+    ///     name: name.map(String::from),
+    ///     line: line_string![(x: -76.17, y: north), (x: -76.17, y: north - 0.001)],
+    /// };
+    /// let net = Network::build(
+    ///     vec![
+    ///         reach("R1", None, 43.200),
+    ///         reach("R2", Some("Mud Creek"), 43.199),
+    ///         reach("R3", Some("Oneida River"), 43.198),
+    ///     ],
+    ///     None, // no NHDPlus attributes: the links come from the geometry
+    ///     1.0,  // snap tolerance, metres
+    /// );
+    /// let trace = net.trace(0, 50_000.0);
+    /// assert_eq!(trace.end, TraceEnd::Outlet);
+    /// let third = trace.steps[2];
+    /// assert_eq!(net.reach(third.reach).id, "R3");
+    /// assert!((third.distance_m - 222.2).abs() < 0.5, "{} m", third.distance_m);
+    /// let names = display_names(&trace, |i| net.reach(i).name.as_deref());
+    /// assert_eq!(names, ["unnamed tributary to Mud Creek", "Mud Creek", "Oneida River"]);
+    ///
+    /// // A 150 m limit ends the trace in R2, the reach in which the limit falls.
+    /// let short = net.trace(0, 150.0);
+    /// assert_eq!((short.steps.len(), short.end), (2, TraceEnd::Limit));
+    /// ```
     pub fn trace(&self, start: usize, limit_m: f64) -> Trace {
         assert!(start < self.len(), "trace start {start} out of range");
         let mut on_trace = vec![false; self.len()];
