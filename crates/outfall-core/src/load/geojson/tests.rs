@@ -4,6 +4,7 @@
 use super::fast::fast_geometry;
 use super::feature::{check_positions, slow_geometry};
 use super::*;
+use crate::load::check_geometry;
 
 #[test]
 fn upload_crs_names_are_codes_only() {
