@@ -10,7 +10,10 @@ use crate::load::{LoadProblem, SourceInfo};
 use crate::subject::SubjectKind;
 use chrono::NaiveDate;
 use serde::Serialize;
-use std::fmt::Write;
+
+mod text;
+
+pub use text::trace_path;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -75,28 +78,6 @@ pub struct SiteInfo {
     pub parcel_ids: Vec<String>,
     /// [min lon, min lat, max lon, max lat]
     pub bbox: Option<[f64; 4]>,
-}
-
-impl SiteInfo {
-    /// The typed record's lines of the text report: status in words, the SWPPP decision and
-    /// its source, and the values no vocabulary knows.
-    fn record_text(&self) -> String {
-        let mut s = match (&self.status, &self.status_recorded) {
-            (Some(st), Some(w)) if w != st => {
-                format!("Status: {} (recorded as '{w}')\n", st.replace('_', " "))
-            }
-            (Some(st), _) => format!("Status: {}\n", st.replace('_', " ")),
-            (None, Some(w)) => format!("Status: '{w}' (not a status word this data set knows)\n"),
-            (None, None) => String::new(),
-        };
-        if let Some(a) = &self.swppp_approval {
-            s += &format!("SWPPP: {} [{}]\n", a.describe(), a.source);
-        }
-        for p in &self.record_problems {
-            s += &format!("Record problem: {p}\n");
-        }
-        s
-    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -198,44 +179,6 @@ pub const SOURCE_COLUMNS: [(crate::law::RuleId, &str); 7] = [
     (crate::law::RuleId::ConditionC, "condition_c_sources"),
 ];
 
-fn yes_no(b: Option<bool>) -> &'static str {
-    match b {
-        Some(true) => "YES",
-        Some(false) => "no",
-        None => "NEEDS DATA",
-    }
-}
-
-/// "unnamed tributary to Mud Creek → Mud Creek (2.1 km) → Oneida River (5.4 km, impaired: phosphorus)".
-/// Consecutive reaches of one water collapse into one step, at the distance where it starts.
-pub fn trace_path(reaches: &[Reach]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut last: Option<&str> = None;
-    for r in reaches {
-        if last == Some(r.name.as_str()) {
-            if r.impaired && !parts.last().is_some_and(|p| p.contains("impaired")) {
-                let p = parts.pop().unwrap_or_default();
-                parts.push(format!("{p} [impaired: {}]", r.causes.join(", ")));
-            }
-            continue;
-        }
-        last = Some(r.name.as_str());
-        let mut label = r.name.clone();
-        let mut notes = Vec::new();
-        if r.distance_m > 0.0 {
-            notes.push(format!("{:.1} km", r.distance_m / 1000.0));
-        }
-        if r.impaired {
-            notes.push(format!("impaired: {}", r.causes.join(", ")));
-        }
-        if !notes.is_empty() {
-            write!(label, " ({})", notes.join(", ")).ok();
-        }
-        parts.push(label);
-    }
-    parts.join(" → ")
-}
-
 impl Report {
     /// The finding of a rule.
     pub fn finding(&self, id: crate::law::RuleId) -> Option<&Finding> {
@@ -292,188 +235,5 @@ impl Report {
             single_family_source: site.single_family_source.clone(),
             agricultural_source: site.agricultural_source.clone(),
         }
-    }
-
-    /// The readable report for the CLI and the file.
-    pub fn to_text(&self) -> String {
-        let mut s = String::new();
-        let s_ = &mut s;
-        let site = &self.site;
-        writeln!(s_, "OUTFALL SITE REPORT — {}", self.data.law).ok();
-        writeln!(
-            s_,
-            "Site {}{}",
-            site.id,
-            site.name
-                .as_deref()
-                .map(|n| format!(" — {n}"))
-                .unwrap_or_default()
-        )
-        .ok();
-        if let Some(a) = &site.address {
-            writeln!(s_, "Address: {a}").ok();
-        }
-        s_.push_str(&site.record_text());
-        if !site.parcel_ids.is_empty() {
-            writeln!(s_, "Parcels: {}", site.parcel_ids.join(", ")).ok();
-        }
-        let d = &self.disturbance;
-        writeln!(s_, "\nDISTURBANCE (geodesic acres, overlaps counted once)").ok();
-        writeln!(s_, "  Total disturbed:         {:.2} ac", d.total_acres).ok();
-        writeln!(
-            s_,
-            "  Peak at one time:        {:.2} ac{}",
-            d.peak_acres,
-            d.peak_date
-                .map(|x| format!(" from {x}"))
-                .unwrap_or_default()
-        )
-        .ok();
-        writeln!(
-            s_,
-            "  Outside site parcels:    {:.2} ac",
-            d.outside_parcels_acres
-        )
-        .ok();
-        for p in &d.phases {
-            let dates = match (p.start, p.end) {
-                (None, None) => String::new(),
-                (a, b) => format!(
-                    "  {} to {}",
-                    a.map(|x| x.to_string()).unwrap_or("…".into()),
-                    b.map(|x| x.to_string()).unwrap_or("…".into())
-                ),
-            };
-            writeln!(s_, "  Phase {:<6} {:>8.2} ac{dates}", p.phase, p.acres).ok();
-        }
-        writeln!(
-            s_,
-            "\nRECEIVING WATERS  [{}]",
-            self.findings
-                .iter()
-                .find(|f| f.rule == "receiving_waters")
-                .map(|f| f.clause.as_str())
-                .unwrap_or("")
-        )
-        .ok();
-        if self.receiving_water_names.is_empty() {
-            writeln!(s_, "  none identified").ok();
-        } else {
-            writeln!(s_, "  {}", self.receiving_water_names.join("; ")).ok();
-        }
-        writeln!(s_, "  Entry: {}", self.entry.reason).ok();
-        if !self.downstream.is_empty() {
-            writeln!(s_, "  Downstream: {}", trace_path(&self.downstream)).ok();
-            if let Some(end) = &self.trace_end {
-                writeln!(s_, "  Trace ends: {end}").ok();
-            }
-            for d in &self.divergences {
-                writeln!(
-                    s_,
-                    "  Divergence at {}: followed {}, minor branch {}",
-                    d.at_reach,
-                    d.main,
-                    d.minor.join(", ")
-                )
-                .ok();
-            }
-        }
-        if let Some(fi) = &self.first_impaired {
-            writeln!(
-                s_,
-                "  First impaired water: {} ({}) {:.1} km downstream — {}",
-                fi.name,
-                fi.id,
-                fi.distance_m / 1000.0,
-                fi.causes.join(", ")
-            )
-            .ok();
-        }
-        for t in &self.tmdl_watersheds {
-            writeln!(
-                s_,
-                "  Discharge enters TMDL watershed: {} ({}; stormwater a source: {}) at the {}",
-                t.name,
-                t.pollutant.as_deref().unwrap_or("pollutant not given"),
-                match t.stormwater_source {
-                    Some(true) => "yes",
-                    Some(false) => "no",
-                    None => "not recorded",
-                },
-                t.via.as_deref().unwrap_or("site")
-            )
-            .ok();
-        }
-        let c = &self.conditions;
-        writeln!(s_, "\nCONDITIONS").ok();
-        if c.in_jurisdiction == Some(false) {
-            writeln!(
-                s_,
-                "  OUTSIDE THE TOWN: the local law does not apply here; facts are for information."
-            )
-            .ok();
-        }
-        writeln!(
-            s_,
-            "  Land development activity: {}   Exempt: {}",
-            yes_no(c.land_development_activity),
-            yes_no(c.exempt)
-        )
-        .ok();
-        writeln!(
-            s_,
-            "  Condition A: {}   Condition B: {}   Condition C: {}",
-            yes_no(c.a),
-            yes_no(c.b),
-            yes_no(c.c)
-        )
-        .ok();
-        writeln!(
-            s_,
-            "  Five acres at one time exceeded: {}",
-            yes_no(c.five_acre_limit_exceeded)
-        )
-        .ok();
-        writeln!(s_, "\nFINDINGS").ok();
-        for f in &self.findings {
-            writeln!(
-                s_,
-                "  [{}] {} — {}\n      {}",
-                yes_no(f.met),
-                f.rule.as_str(),
-                f.clause,
-                f.reason
-            )
-            .ok();
-            if !f.missing.is_empty() {
-                writeln!(s_, "      Needs: {}", f.missing.join("; ")).ok();
-            }
-        }
-        writeln!(
-            s_,
-            "\nDATA ({}; generated {})",
-            self.data.data_set, self.data.generated
-        )
-        .ok();
-        for l in &self.data.layers {
-            writeln!(
-                s_,
-                "  {:<12} {} ({} features, sha256 {})",
-                l.role,
-                l.path,
-                l.features,
-                &l.sha256[..12.min(l.sha256.len())]
-            )
-            .ok();
-        }
-        for p in &self.data.problems {
-            writeln!(
-                s_,
-                "  PROBLEM {}: feature {}: {}",
-                p.path, p.feature, p.reason
-            )
-            .ok();
-        }
-        s
     }
 }

@@ -243,43 +243,52 @@ fn refused_inputs(catalog: &Catalog, subject: &Subject) -> Vec<String> {
 
 /// Gathers the facts of a subject from the loaded data set.
 pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
-    let rules = &catalog.manifest.rules;
-    let polys = subject.all_polygons();
     let plan = area::plan_acres(&subject.phases);
-    let (disturbed, total, peak) = (plan.union, plan.total_acres, plan.peak);
-    let footprint: Option<Geometry<f64>> = if disturbed.0.is_empty() {
+    let footprint: Option<Geometry<f64>> = if plan.union.0.is_empty() {
         subject.footprint.clone()
     } else {
-        Some(Geometry::MultiPolygon(disturbed.clone()))
+        Some(Geometry::MultiPolygon(plan.union.clone()))
     };
     let parcels = subject_parcels(catalog, subject, footprint.as_ref());
-    let parcel_union = area::union(
-        parcels
-            .iter()
-            .flat_map(|(_, p)| area::polygons_of(&p.geometry))
-            .collect::<Vec<_>>()
-            .iter(),
-    );
-    let outside = if catalog.layer(Role::Parcels).is_some() {
-        area::difference_acres(&disturbed, &parcel_union).clamp(0.0, total)
-    } else {
-        0.0
-    };
+    let claims = claims_of(catalog, subject, &parcels);
+    let acreage = acreage_of(catalog, subject, plan, &parcels, &claims);
+    let water = water::gather(catalog, footprint.as_ref(), subject.outfall);
+    Facts {
+        kind: subject.kind,
+        jurisdiction: jurisdiction(catalog, footprint.as_ref()),
+        bbox: footprint
+            .as_ref()
+            .and_then(|g| g.bounding_rect())
+            .map(|r| [r.min().x, r.min().y, r.max().x, r.max().y]),
+        acreage,
+        water,
+        claims,
+    }
+}
+
+/// What the record claims of the subject, typed; a land use the record does not state is
+/// read from the covered parcels' class.
+fn claims_of(
+    catalog: &Catalog,
+    subject: &Subject,
+    parcels: &[(&crate::layer::Layer, &Feature)],
+) -> Claims {
+    let rules = &catalog.manifest.rules;
     let get = |key: &str| subject.attributes.get(column(catalog, key)).cloned();
     let record = crate::claims::read_claims(&get, &catalog.manifest.words);
     let text = |key: &'static str| get(key).as_ref().and_then(value_text);
-    let claims = Claims {
+    Claims {
         status: record.status,
         status_recorded: text("status"),
         address: text("address"),
         applicant: text("applicant"),
         single_family: record_or_class(
             record.single_family,
-            class_fallback(&parcels, &rules.single_family_classes),
+            class_fallback(parcels, &rules.single_family_classes),
         ),
         agricultural: record_or_class(
             record.agricultural,
-            class_fallback(&parcels, &rules.agricultural_classes),
+            class_fallback(parcels, &rules.agricultural_classes),
         ),
         common_plan: record.common_plan,
         common_plan_acres: record.common_plan_acres,
@@ -294,14 +303,39 @@ pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
             .cloned()
             .collect(),
         problems: record.problems,
+    }
+}
+
+/// The acres of the plan: in all, at the peak, per phase, outside the covered parcels, and
+/// at the peak before the SWPPP's approval day.
+fn acreage_of(
+    catalog: &Catalog,
+    subject: &Subject,
+    plan: area::PlanAcres,
+    parcels: &[(&crate::layer::Layer, &Feature)],
+    claims: &Claims,
+) -> Acreage {
+    let (disturbed, total, peak) = (plan.union, plan.total_acres, plan.peak);
+    let polygons = subject.all_polygons().len();
+    let parcel_union = area::union(
+        parcels
+            .iter()
+            .flat_map(|(_, p)| area::polygons_of(&p.geometry))
+            .collect::<Vec<_>>()
+            .iter(),
+    );
+    let outside = if catalog.layer(Role::Parcels).is_some() {
+        area::difference_acres(&disturbed, &parcel_union).clamp(0.0, total)
+    } else {
+        0.0
     };
     let approval_day = claims
         .swppp_approval
         .known()
         .filter(|a| a.approved())
         .and_then(|a| a.date);
-    let acreage = Acreage {
-        recorded: !polys.is_empty(),
+    Acreage {
+        recorded: polygons > 0,
         whole_parcel: subject.phases.len() == 1 && subject.phases[0].name == WHOLE_PARCEL,
         total_acres: total,
         peak_acres: peak.acres.min(total),
@@ -318,19 +352,7 @@ pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
             .filter(|_| subject.phases.iter().any(|p| p.start.is_some()))
             .map(|day| area::peak_before(&subject.phases, day)),
         outside_parcels_acres: outside,
-        polygons: polys.len(),
+        polygons,
         refused: refused_inputs(catalog, subject),
-    };
-    let water = water::gather(catalog, footprint.as_ref(), subject.outfall);
-    Facts {
-        kind: subject.kind,
-        jurisdiction: jurisdiction(catalog, footprint.as_ref()),
-        bbox: footprint
-            .as_ref()
-            .and_then(|g| g.bounding_rect())
-            .map(|r| [r.min().x, r.min().y, r.max().x, r.max().y]),
-        acreage,
-        water,
-        claims,
     }
 }

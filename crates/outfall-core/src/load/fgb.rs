@@ -65,31 +65,13 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], path: &Path) -> Result<Parsed<'a>> {
             bytes.len()
         )));
     }
-    let node_size = header.index_node_size();
-    let index_len = match (node_size, count) {
+    let index_len = match (header.index_node_size(), count) {
         (0, _) | (_, 0) => 0,
         (1, _) => return Err(bad("the index node size is 1 (at least 2)".into())),
         (n, c) => PackedRTree::index_size(c, n),
     };
-    let mut at = header_end.saturating_add(index_len);
-    let mut features = Vec::with_capacity(count);
-    while at < bytes.len() {
-        if at + 4 > bytes.len() {
-            return Err(bad(format!(
-                "it ends inside feature {}",
-                features.len() + 1
-            )));
-        }
-        let end = (at + 4).saturating_add(u32_at(bytes, at) as usize);
-        if end > bytes.len() {
-            return Err(bad(format!(
-                "it ends inside feature {} (cut short?)",
-                features.len() + 1
-            )));
-        }
-        features.push(&bytes[at..end]);
-        at = end;
-    }
+    let features =
+        feature_buffers(bytes, header_end.saturating_add(index_len), count).map_err(bad)?;
     if features.len() != count && count != 0 {
         return Err(bad(format!(
             "the header counts {count} features, the file holds {}",
@@ -107,22 +89,49 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], path: &Path) -> Result<Parsed<'a>> {
                 .collect()
         })
         .unwrap_or_default();
-    let crs = header.crs().and_then(|c| {
-        let org = c.org().unwrap_or("EPSG");
-        if c.code() > 0 {
-            Some(format!("{org}:{}", c.code()))
-        } else if let Some(code) = c.code_string().filter(|s| !s.is_empty()) {
-            Some(format!("{org}:{code}"))
-        } else {
-            c.wkt().filter(|w| !w.trim().is_empty()).map(String::from)
-        }
-    });
     Ok(Parsed {
         geometry_type: header.geometry_type(),
         columns,
-        crs,
+        crs: header.crs().and_then(crs_name),
         features,
     })
+}
+
+/// Each size-prefixed feature buffer from `at` to the end of the file (`count` expected), or
+/// why the file is cut short.
+fn feature_buffers(
+    bytes: &[u8],
+    mut at: usize,
+    count: usize,
+) -> std::result::Result<Vec<&[u8]>, String> {
+    let mut features = Vec::with_capacity(count);
+    while at < bytes.len() {
+        if at + 4 > bytes.len() {
+            return Err(format!("it ends inside feature {}", features.len() + 1));
+        }
+        let end = (at + 4).saturating_add(u32_at(bytes, at) as usize);
+        if end > bytes.len() {
+            return Err(format!(
+                "it ends inside feature {} (cut short?)",
+                features.len() + 1
+            ));
+        }
+        features.push(&bytes[at..end]);
+        at = end;
+    }
+    Ok(features)
+}
+
+/// The header's CRS as a name PROJ reads: an authority code when it has one, else its WKT.
+fn crs_name(c: flatgeobuf::Crs) -> Option<String> {
+    let org = c.org().unwrap_or("EPSG");
+    if c.code() > 0 {
+        Some(format!("{org}:{}", c.code()))
+    } else if let Some(code) = c.code_string().filter(|s| !s.is_empty()) {
+        Some(format!("{org}:{code}"))
+    } else {
+        c.wkt().filter(|w| !w.trim().is_empty()).map(String::from)
+    }
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> u32 {

@@ -326,6 +326,8 @@ fn parse(text: &str, path: &Path, units: Option<RainUnits>) -> Result<Parsed> {
     Ok(parsed)
 }
 
+/// Reads one row: a PRCP value with no quality flag becomes its station's day; other
+/// elements, blank values, flagged values and GHCN's missing marker are passed over.
 fn read_row(
     parsed: &mut Parsed,
     cols: &Columns,
@@ -334,23 +336,17 @@ fn read_row(
     path: &Path,
 ) -> Result<()> {
     let cell = |i: usize| rec.get(i).map(str::trim).unwrap_or("");
-    let at = |col: &str, i: usize, reason: String| {
-        Error::format(
-            path,
-            format!("line {line}, column {col} ({}): {reason}", i + 1),
-        )
-    };
     if let Some(e) = cols.element {
         if !cell(e).eq_ignore_ascii_case("PRCP") {
             return Ok(());
         }
     }
     let date = parse_date(cell(cols.date)).ok_or_else(|| {
-        at(
-            "DATE",
-            cols.date,
+        Error::format(
+            path,
             format!(
-                "'{}' is not a date (YYYY-MM-DD or YYYYMMDD)",
+                "line {line}, column DATE ({}): '{}' is not a date (YYYY-MM-DD or YYYYMMDD)",
+                cols.date + 1,
                 cell(cols.date)
             ),
         )
@@ -368,48 +364,72 @@ fn read_row(
         parsed.quality_flagged += 1;
         return Ok(());
     }
-    let value: f64 = raw
-        .parse()
-        .map_err(|_| at("PRCP", cols.prcp, format!("'{raw}' is not a number")))?;
-    if parsed.format == RainFormat::GhcnDaily && value == -9999.0 {
+    let prcp_error = |reason: String| {
+        Error::format(
+            path,
+            format!("line {line}, column PRCP ({}): {reason}", cols.prcp + 1),
+        )
+    };
+    let Some(rain_in) = rain_inches(parsed, raw, date).map_err(prcp_error)? else {
         return Ok(());
-    }
-    if !value.is_finite() || value < 0.0 {
-        return Err(at(
-            "PRCP",
-            cols.prcp,
-            format!("{raw} is not a precipitation amount"),
-        ));
-    }
-    if parsed.units == RainUnits::TenthsMm && value.fract() != 0.0 {
-        return Err(at(
-            "PRCP",
-            cols.prcp,
-            format!("{raw} is not a whole number of tenths of mm (GHCN's unit); if the file is in inches or mm, set `units` on the layer"),
-        ));
-    }
-    let rain_in = parsed.units.to_inches(value);
-    if rain_in > MAX_PLAUSIBLE_IN {
-        return Err(at(
-            "PRCP",
-            cols.prcp,
-            format!(
-                "{raw} {} on {date} is {rain_in:.1} inches, more than any day's rain; is the unit right? (set `units` on the layer)",
-                parsed.units.words()
-            ),
-        ));
-    }
+    };
     let id = cols.station.map(cell).unwrap_or("").to_string();
     let name = cols
         .name
         .map(cell)
         .filter(|n| !n.is_empty())
         .map(String::from);
+    let st = station(parsed, id, name);
+    if let Some(first) = st.lines.get(&date) {
+        return Err(Error::format(
+            path,
+            format!(
+                "line {line}: a second PRCP for station {} on {date} (the first is on line {first})",
+                st.id
+            ),
+        ));
+    }
+    st.days.insert(date, rain_in);
+    st.lines.insert(date, line);
+    Ok(())
+}
+
+/// A PRCP value in inches; None for GHCN's missing marker. A value that cannot be a day's
+/// rain in the layer's unit is refused rather than read as a storm.
+fn rain_inches(
+    parsed: &Parsed,
+    raw: &str,
+    date: NaiveDate,
+) -> std::result::Result<Option<f64>, String> {
+    let value: f64 = raw
+        .parse()
+        .map_err(|_| format!("'{raw}' is not a number"))?;
+    if parsed.format == RainFormat::GhcnDaily && value == -9999.0 {
+        return Ok(None);
+    }
+    if !value.is_finite() || value < 0.0 {
+        return Err(format!("{raw} is not a precipitation amount"));
+    }
+    if parsed.units == RainUnits::TenthsMm && value.fract() != 0.0 {
+        return Err(format!("{raw} is not a whole number of tenths of mm (GHCN's unit); if the file is in inches or mm, set `units` on the layer"));
+    }
+    let rain_in = parsed.units.to_inches(value);
+    if rain_in > MAX_PLAUSIBLE_IN {
+        return Err(format!(
+            "{raw} {} on {date} is {rain_in:.1} inches, more than any day's rain; is the unit right? (set `units` on the layer)",
+            parsed.units.words()
+        ));
+    }
+    Ok(Some(rain_in))
+}
+
+/// The station's days, added on its first row.
+fn station(parsed: &mut Parsed, id: String, name: Option<String>) -> &mut StationDays {
     let idx = match parsed.stations.iter().position(|s| s.id == id) {
         Some(i) => i,
         None => {
             parsed.stations.push(StationDays {
-                id: id.clone(),
+                id,
                 name,
                 days: BTreeMap::new(),
                 lines: BTreeMap::new(),
@@ -417,16 +437,7 @@ fn read_row(
             parsed.stations.len() - 1
         }
     };
-    let st = &mut parsed.stations[idx];
-    if let Some(first) = st.lines.get(&date) {
-        return Err(Error::format(
-            path,
-            format!("line {line}: a second PRCP for station {id} on {date} (the first is on line {first})"),
-        ));
-    }
-    st.days.insert(date, rain_in);
-    st.lines.insert(date, line);
-    Ok(())
+    &mut parsed.stations[idx]
 }
 
 /// The station to use: the configured one, the only one, or else the one with the most days

@@ -61,90 +61,9 @@ pub(super) fn read_bytes(
     shx: &[u8],
     dbf: &[u8],
 ) -> Result<Raw> {
-    let role = cfg.role.as_str();
-    let shx_path = path.with_extension("shx");
-    let dbf_path = path.with_extension("dbf");
-    let name = |p: &Path| {
-        p.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
-    let (shp_name, shx_name, dbf_name) = (name(path), name(&shx_path), name(&dbf_path));
-
-    let records = walk_shp(shp, &shp_name).map_err(|r| Error::layer(path, role, r))?;
-    check_shx(shx, &records, &shx_name, &shp_name).map_err(|r| Error::layer(path, role, r))?;
-    let table = dbf_header(dbf, &dbf_name).map_err(|r| Error::layer(path, role, r))?;
-    if table.records != records.len() {
-        return Err(Error::layer(
-            path,
-            role,
-            format!(
-                "{dbf_name} has {} records but {shp_name} has {} shapes",
-                table.records,
-                records.len()
-            ),
-        ));
-    }
-
-    let mut dbf_reader = shapefile::dbase::Reader::new(std::io::Cursor::new(dbf))
-        .map_err(|e| Error::layer(path, role, format!("cannot read {dbf_name}: {e}")))?;
-    let mut attributes = dbf_reader.iter_records();
-    // Reading records stays in file order on this thread; turning shapes into checked WGS84
-    // geometry (the costly part) then runs on every core.
-    let mut items: Vec<Pending> = Vec::with_capacity(records.len());
-    for (i, &(start, len)) in records.iter().enumerate() {
-        let record = match attributes.next() {
-            Some(Ok(r)) => r,
-            Some(Err(e)) => {
-                items.push(Pending::Done(Refused::new(
-                    format!("#{}", i + 1),
-                    format!("record {} of {dbf_name} is unreadable: {e}", i + 1),
-                )));
-                continue;
-            }
-            None => {
-                return Err(Error::layer(
-                    path,
-                    role,
-                    format!("{dbf_name} ends before record {}", i + 1),
-                ))
-            }
-        };
-        let properties: Map<String, Value> = record
-            .into_iter()
-            .map(|(k, v)| (k, field_json(v)))
-            .collect();
-        let id = feature_id(&properties, cfg.id_field.as_deref(), None, i);
-        let content = &shp[start + 8..start + 8 + len];
-        if let Err(why) = counts_fit(content) {
-            items.push(Pending::Done(Refused {
-                feature: id,
-                reason: format!(
-                    "record {} of {shp_name} (byte {start}) is corrupt: {why}",
-                    i + 1
-                ),
-                properties: Some(properties),
-            }));
-            continue;
-        }
-        let shape =
-            match shapefile::Shape::read_from(&mut std::io::Cursor::new(content), len as i32) {
-                Ok(s) => s,
-                Err(e) => {
-                    items.push(Pending::Done(Refused {
-                        feature: id,
-                        reason: format!(
-                            "record {} of {shp_name} (byte {start}) is corrupt: {}",
-                            i + 1,
-                            plain(&e)
-                        ),
-                        properties: Some(properties),
-                    }));
-                    continue;
-                }
-            };
-        items.push(Pending::Shape(shape, id, properties));
-    }
+    let parts = Parts::named_after(path, cfg);
+    let (records, table) = parts.cross_check(shp, shx, dbf)?;
+    let items = parts.read_records(cfg, &records, shp, dbf)?;
     let recipe = reproject.recipe();
     let items = items
         .into_par_iter()
@@ -158,7 +77,7 @@ pub(super) fn read_bytes(
                     Ok(convert(shape, id, properties, r))
                 }
                 // The same CRS was built once already; should PROJ refuse it again, say so.
-                (Pending::Shape(..), Err(e)) => Err(Error::layer(path, role, e.to_string())),
+                (Pending::Shape(..), Err(e)) => Err(parts.error(e.to_string())),
             },
         )
         .collect::<Result<Vec<_>>>()?;
@@ -168,6 +87,127 @@ pub(super) fn read_bytes(
         area_of_use: reproject.area_of_use,
         columns: table.columns,
     })
+}
+
+/// The shapefile's three parts as messages name them, and the layer they belong to.
+struct Parts<'a> {
+    path: &'a Path,
+    role: &'a str,
+    shp: String,
+    shx: String,
+    dbf: String,
+}
+
+impl<'a> Parts<'a> {
+    fn named_after(path: &'a Path, cfg: &'a LayerConfig) -> Parts<'a> {
+        let name = |p: &Path| {
+            p.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        Parts {
+            path,
+            role: cfg.role.as_str(),
+            shp: name(path),
+            shx: name(&path.with_extension("shx")),
+            dbf: name(&path.with_extension("dbf")),
+        }
+    }
+
+    fn error(&self, reason: String) -> Error {
+        Error::layer(self.path, self.role, reason)
+    }
+
+    /// The .shp's records (offset, length), checked against the .shx, and the .dbf's header,
+    /// checked to hold one record per shape: a misaligned file would pair attributes with the
+    /// wrong shapes.
+    fn cross_check(
+        &self,
+        shp: &[u8],
+        shx: &[u8],
+        dbf: &[u8],
+    ) -> Result<(Vec<(usize, usize)>, DbfHeader)> {
+        let records = walk_shp(shp, &self.shp).map_err(|r| self.error(r))?;
+        check_shx(shx, &records, &self.shx, &self.shp).map_err(|r| self.error(r))?;
+        let table = dbf_header(dbf, &self.dbf).map_err(|r| self.error(r))?;
+        if table.records != records.len() {
+            return Err(self.error(format!(
+                "{} has {} records but {} has {} shapes",
+                self.dbf,
+                table.records,
+                self.shp,
+                records.len()
+            )));
+        }
+        Ok((records, table))
+    }
+
+    /// Each record's attributes and shape, in file order on this thread; turning shapes into
+    /// checked WGS84 geometry (the costly part) is left to run on every core.
+    fn read_records(
+        &self,
+        cfg: &LayerConfig,
+        records: &[(usize, usize)],
+        shp: &[u8],
+        dbf: &[u8],
+    ) -> Result<Vec<Pending>> {
+        let dbf_name = &self.dbf;
+        let mut dbf_reader = shapefile::dbase::Reader::new(std::io::Cursor::new(dbf))
+            .map_err(|e| self.error(format!("cannot read {dbf_name}: {e}")))?;
+        let mut attributes = dbf_reader.iter_records();
+        let mut items: Vec<Pending> = Vec::with_capacity(records.len());
+        for (i, &(start, len)) in records.iter().enumerate() {
+            let record = match attributes.next() {
+                Some(Ok(r)) => r,
+                Some(Err(e)) => {
+                    items.push(Pending::Done(Refused::new(
+                        format!("#{}", i + 1),
+                        format!("record {} of {dbf_name} is unreadable: {e}", i + 1),
+                    )));
+                    continue;
+                }
+                None => return Err(self.error(format!("{dbf_name} ends before record {}", i + 1))),
+            };
+            let properties: Map<String, Value> = record
+                .into_iter()
+                .map(|(k, v)| (k, field_json(v)))
+                .collect();
+            let id = feature_id(&properties, cfg.id_field.as_deref(), None, i);
+            let content = &shp[start + 8..start + 8 + len];
+            items.push(self.shape(i, start, content, id, properties));
+        }
+        Ok(items)
+    }
+
+    /// Record `i`'s shape, or its refusal naming the byte where the record starts.
+    fn shape(
+        &self,
+        i: usize,
+        start: usize,
+        content: &[u8],
+        id: String,
+        properties: Map<String, Value>,
+    ) -> Pending {
+        let corrupt = |why: String| {
+            format!(
+                "record {} of {} (byte {start}) is corrupt: {why}",
+                i + 1,
+                self.shp
+            )
+        };
+        let read = counts_fit(content).map_err(corrupt).and_then(|()| {
+            shapefile::Shape::read_from(&mut std::io::Cursor::new(content), content.len() as i32)
+                .map_err(|e| corrupt(plain(&e)))
+        });
+        match read {
+            Ok(shape) => Pending::Shape(shape, id, properties),
+            Err(reason) => Pending::Done(Refused {
+                feature: id,
+                reason,
+                properties: Some(properties),
+            }),
+        }
+    }
 }
 
 /// A record read in file order: refused already, or a shape still to convert.

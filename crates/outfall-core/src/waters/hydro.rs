@@ -69,6 +69,115 @@ fn mid_point(l: &LineString<f64>) -> Option<Point<f64>> {
     Euclidean.point_at_ratio_from_start(l, 0.5)
 }
 
+/// The reaches of every flowline layer, with their network attributes (when any reach has
+/// them) and where each came from (layer, feature).
+struct Flowlines {
+    reaches: Vec<NetReach>,
+    attrs: Vec<NetworkAttrs>,
+    refs: Vec<(usize, usize)>,
+    any_attrs: bool,
+}
+
+fn flowlines(layers: &[Layer]) -> Flowlines {
+    let mut out = Flowlines {
+        reaches: Vec::new(),
+        attrs: Vec::new(),
+        refs: Vec::new(),
+        any_attrs: false,
+    };
+    for (li, layer) in layers
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.config.role == Role::Flowlines)
+    {
+        for (fi, f) in layer.features.iter().enumerate() {
+            let Some(line) = line_of(&f.geometry) else {
+                continue;
+            };
+            let a = NetworkAttrs {
+                from_node: attr_i64(&f.properties, "FromNode"),
+                to_node: attr_i64(&f.properties, "ToNode"),
+                hydroseq: attr_i64(&f.properties, "Hydroseq"),
+                dn_hydroseq: attr_i64(&f.properties, "DnHydroseq"),
+                dn_minor_hyd: attr_i64(&f.properties, "DnMinorHyd"),
+            };
+            out.any_attrs |= a.hydroseq.is_some() || a.to_node.is_some();
+            out.attrs.push(a);
+            out.reaches.push(NetReach {
+                id: f.id.clone(),
+                name: layer.name_of(f),
+                line,
+            });
+            out.refs.push((li, fi));
+        }
+    }
+    out
+}
+
+/// What a reach is beside its line: the waterbody it runs through, its SWPPP name and the
+/// listings that apply to it.
+struct Resolved {
+    name: Option<String>,
+    waterbody: Option<(usize, usize)>,
+    impairments: Vec<ImpairmentHit>,
+}
+
+/// The layers a reach is resolved against, gathered once for all reaches.
+struct Context<'a> {
+    layers: &'a [Layer],
+    tables: &'a [ImpairedTable],
+    waterbody_impairments: &'a HashMap<(usize, usize), Vec<ImpairmentHit>>,
+    rules: &'a Rules,
+    impaired_layers: Vec<&'a Layer>,
+    waterbody_layers: Vec<(usize, &'a Layer)>,
+}
+
+impl Context<'_> {
+    fn resolve(
+        &self,
+        line: &LineString<f64>,
+        own_name: Option<String>,
+        li: usize,
+        fi: usize,
+    ) -> Resolved {
+        let layers = self.layers;
+        let wb = mid_point(line).and_then(|p| {
+            self.waterbody_layers.iter().find_map(|(wli, wl)| {
+                wl.query(p.bounding_rect())
+                    .find(|&wfi| wl.features[wfi].geometry.contains(&p))
+                    .map(|wfi| (*wli, wfi))
+            })
+        });
+        let name = own_name
+            .or_else(|| wb.and_then(|(wli, wfi)| layers[wli].name_of(&layers[wli].features[wfi])));
+        let flow = &layers[li];
+        let mut hits = impairment::match_line(line, &self.impaired_layers, self.rules);
+        let own_key = flow.text(&flow.features[fi], flow.config.join_field.as_deref());
+        if let Some(k) = &own_key {
+            hits.extend(impairment::table_hits(k, self.tables));
+        }
+        // A path through a lake is the lake, unless the reach carries its own segment id
+        // (a creek whose last reach runs a little way into the lake is still the creek).
+        let wb_key = wb.and_then(|(wli, wfi)| {
+            let wl = &layers[wli];
+            wl.text(&wl.features[wfi], wl.config.join_field.as_deref())
+        });
+        let is_lake_path = own_key.is_none() || own_key == wb_key;
+        if let (Some(w), true) = (wb, is_lake_path) {
+            for h in self.waterbody_impairments.get(&w).into_iter().flatten() {
+                if !hits.iter().any(|x| x.id == h.id) {
+                    hits.push(h.clone());
+                }
+            }
+        }
+        Resolved {
+            name,
+            waterbody: wb,
+            impairments: hits,
+        }
+    }
+}
+
 impl Hydro {
     /// Builds the network from every flowline layer, or None when there are none.
     pub fn build(
@@ -77,91 +186,41 @@ impl Hydro {
         waterbody_impairments: &HashMap<(usize, usize), Vec<ImpairmentHit>>,
         rules: &Rules,
     ) -> Option<Hydro> {
-        let mut reaches = Vec::new();
-        let mut attrs = Vec::new();
-        let mut refs = Vec::new();
-        let mut any_attrs = false;
-        for (li, layer) in layers
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.config.role == Role::Flowlines)
-        {
-            for (fi, f) in layer.features.iter().enumerate() {
-                let Some(line) = line_of(&f.geometry) else {
-                    continue;
-                };
-                let a = NetworkAttrs {
-                    from_node: attr_i64(&f.properties, "FromNode"),
-                    to_node: attr_i64(&f.properties, "ToNode"),
-                    hydroseq: attr_i64(&f.properties, "Hydroseq"),
-                    dn_hydroseq: attr_i64(&f.properties, "DnHydroseq"),
-                    dn_minor_hyd: attr_i64(&f.properties, "DnMinorHyd"),
-                };
-                any_attrs |= a.hydroseq.is_some() || a.to_node.is_some();
-                attrs.push(a);
-                reaches.push(NetReach {
-                    id: f.id.clone(),
-                    name: layer.name_of(f),
-                    line,
-                });
-                refs.push((li, fi));
-            }
-        }
+        let Flowlines {
+            reaches,
+            attrs,
+            refs,
+            any_attrs,
+        } = flowlines(layers);
         if refs.is_empty() {
             return None;
         }
         let lines: Vec<LineString<f64>> = reaches.iter().map(|r| r.line.clone()).collect();
         let own_names: Vec<Option<String>> = reaches.iter().map(|r| r.name.clone()).collect();
         let network = Network::build(reaches, any_attrs.then_some(attrs), rules.snap_tolerance_m);
-
-        let impaired_layers: Vec<&Layer> = layers
-            .iter()
-            .filter(|l| l.config.role == Role::Impaired)
-            .collect();
-        let waterbody_layers: Vec<(usize, &Layer)> = layers
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.config.role == Role::Waterbodies)
-            .collect();
-
+        let context = Context {
+            layers,
+            tables,
+            waterbody_impairments,
+            rules,
+            impaired_layers: layers
+                .iter()
+                .filter(|l| l.config.role == Role::Impaired)
+                .collect(),
+            waterbody_layers: layers
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.config.role == Role::Waterbodies)
+                .collect(),
+        };
         let mut names = Vec::with_capacity(refs.len());
         let mut waterbody_of = Vec::with_capacity(refs.len());
         let mut impairments = Vec::with_capacity(refs.len());
-        for (r, &(li, fi)) in refs.iter().enumerate() {
-            let line = &lines[r];
-            let wb = mid_point(line).and_then(|p| {
-                waterbody_layers.iter().find_map(|(wli, wl)| {
-                    wl.query(p.bounding_rect())
-                        .find(|&wfi| wl.features[wfi].geometry.contains(&p))
-                        .map(|wfi| (*wli, wfi))
-                })
-            });
-            let name = own_names[r].clone().or_else(|| {
-                wb.and_then(|(wli, wfi)| layers[wli].name_of(&layers[wli].features[wfi]))
-            });
-            let flow = &layers[li];
-            let mut hits = impairment::match_line(line, &impaired_layers, rules);
-            let own_key = flow.text(&flow.features[fi], flow.config.join_field.as_deref());
-            if let Some(k) = &own_key {
-                hits.extend(impairment::table_hits(k, tables));
-            }
-            // A path through a lake is the lake, unless the reach carries its own segment id
-            // (a creek whose last reach runs a little way into the lake is still the creek).
-            let wb_key = wb.and_then(|(wli, wfi)| {
-                let wl = &layers[wli];
-                wl.text(&wl.features[wfi], wl.config.join_field.as_deref())
-            });
-            let is_lake_path = own_key.is_none() || own_key == wb_key;
-            if let (Some(w), true) = (wb, is_lake_path) {
-                for h in waterbody_impairments.get(&w).into_iter().flatten() {
-                    if !hits.iter().any(|x| x.id == h.id) {
-                        hits.push(h.clone());
-                    }
-                }
-            }
-            names.push(name);
-            waterbody_of.push(wb);
-            impairments.push(hits);
+        for (r, (&(li, fi), own_name)) in refs.iter().zip(own_names).enumerate() {
+            let resolved = context.resolve(&lines[r], own_name, li, fi);
+            names.push(resolved.name);
+            waterbody_of.push(resolved.waterbody);
+            impairments.push(resolved.impairments);
         }
         let by_feature = refs.iter().enumerate().map(|(r, &k)| (k, r)).collect();
         Some(Hydro {

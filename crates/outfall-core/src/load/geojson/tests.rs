@@ -1,0 +1,187 @@
+//! The GeoJSON reader's own checks: crs names, positions, the one-pass geometry path, and
+//! the features read in one pass.
+
+use super::fast::fast_geometry;
+use super::feature::{check_positions, slow_geometry};
+use super::*;
+use crate::load::check_geometry;
+
+#[test]
+fn upload_crs_names_are_codes_only() {
+    assert!(is_safe_crs_name("EPSG:2261"));
+    assert!(is_safe_crs_name("urn:ogc:def:crs:EPSG::2261"));
+    assert!(is_safe_crs_name("urn:ogc:def:crs:EPSG:6.3:2261"));
+    assert!(is_safe_crs_name("urn:ogc:def:crs:OGC:1.3:CRS84"));
+    assert!(!is_safe_crs_name("+init=/etc/passwd:root"));
+    assert!(!is_safe_crs_name("EPSG:2261 +init=x"));
+    assert!(!is_safe_crs_name("urn:ogc:def:crs:EPSG::../../x"));
+}
+
+#[test]
+fn positions_need_two_or_three_finite_numbers() {
+    let p = |c: &str| {
+        check_positions(
+            &serde_json::from_str(&format!(r#"{{"type":"LineString","coordinates":{c}}}"#))
+                .unwrap(),
+            0,
+        )
+    };
+    assert!(p("[[-76.18,43.1],[-76.17,43.1,2]]").is_ok());
+    assert!(p("[[-76.18],[-76.17,43.1]]").is_err());
+    assert!(p(r#"[[-76.18,"x"],[-76.17,43.1]]"#).is_err());
+    assert!(p("[-76.18,43.1]").is_err());
+}
+
+#[test]
+fn the_fast_geometry_path_agrees_with_the_checked_one() {
+    for g in [
+        r#"{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]],[[0.1,0.1],[0.2,0.1],[0.2,0.2],[0.1,0.1]]]}"#,
+        r#"{"coordinates":[[[[0,0,5],[1,0],[1,1],[0,0,5]]]],"type":"MultiPolygon"}"#,
+    ] {
+        let raw: Box<RawValue> = serde_json::from_str(g).unwrap();
+        assert_eq!(
+            fast_geometry(&raw),
+            Some(slow_geometry(&raw).unwrap()),
+            "{g}"
+        );
+    }
+    // Unclosed (a z on one end only), short, bad or extra members: the checked path.
+    for g in [
+        r#"{"type":"Polygon","coordinates":[[[0,0,1],[1,0],[1,1],[0,0]]]}"#,
+        r#"{"type":"Polygon","coordinates":[[[0,0],[1,0],[0,0]]]}"#,
+        r#"{"type":"Polygon","coordinates":[[[0],[1,0],[1,1],[0]]]}"#,
+        r#"{"type":"Polygon","coordinates":[]}"#,
+        r#"{"type":"Polygon","bbox":[0,0,1,1],"coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}"#,
+        r#"{"type":"Polygon","type":"Point","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}"#,
+    ] {
+        let raw: Box<RawValue> = serde_json::from_str(g).unwrap();
+        assert_eq!(fast_geometry(&raw), None, "{g}");
+    }
+}
+
+mod one_pass {
+    use super::*;
+    use geo_types::{Geometry, LineString, Point, Polygon};
+
+    fn load(features: &str) -> Vec<std::result::Result<Feature, Refused>> {
+        let text = format!(r#"{{"type":"FeatureCollection","features":[{features}]}}"#);
+        let cfg = super::super::super::upload_config("t.geojson", None);
+        parse(&text, Path::new("t.geojson"), &cfg, false)
+            .unwrap()
+            .items
+    }
+
+    /// Rings read through the per-thread buffer keep their own positions: a hole after its
+    /// exterior, and a small ring after one large enough for the buffer to be dropped.
+    #[test]
+    fn each_ring_keeps_its_own_positions() {
+        let big: Vec<String> = (0..70_000)
+            .map(|i| {
+                let a = i as f64 / 70_000.0 * std::f64::consts::TAU;
+                format!("[{},{}]", a.cos(), a.sin())
+            })
+            .chain(std::iter::once("[1,0]".to_string()))
+            .collect();
+        let items = load(&format!(
+            r#"{{"type":"Feature","properties":{{}},"geometry":{{"type":"Polygon","coordinates":[[{}]]}}}},
+               {{"type":"Feature","properties":{{}},"geometry":{{"type":"Polygon","coordinates":[[[0,0],[4,0],[4,4],[0,4],[0,0]],[[1,1],[2,2],[1,2],[1,1]]]}}}}"#,
+            big.join(",")
+        ));
+        let rings = |i: usize| match &items[i].as_ref().unwrap().geometry {
+            Geometry::Polygon(p) => std::iter::once(p.exterior().0.len())
+                .chain(p.interiors().iter().map(|r| r.0.len()))
+                .collect::<Vec<_>>(),
+            g => panic!("{g:?}"),
+        };
+        assert_eq!(rings(0), vec![70_001]);
+        assert_eq!(rings(1), vec![5, 4]);
+        let Geometry::Polygon(p) = &items[1].as_ref().unwrap().geometry else {
+            unreachable!()
+        };
+        assert_eq!(
+            p.interiors()[0].0[1],
+            geo_types::Coord { x: 1., y: 2. },
+            "the hole, turned clockwise"
+        );
+    }
+
+    /// Attributes are sorted by name whatever their order in the file, a repeated name keeps
+    /// its last value, and features with the same names share one key list.
+    #[test]
+    fn attribute_names_are_sorted_once_per_new_order() {
+        let geometry = r#""geometry":{"type":"Polygon","coordinates":[[[0,0],[0,1],[1,1],[0,0]]]}"#;
+        let items = load(
+            &[
+                r#""properties":{"b":1,"a":2}"#,
+                r#""properties":{"b":3,"a":4}"#,
+                r#""properties":{"a":5,"b":6}"#,
+                r#""properties":{"b":7,"a":8,"b":9}"#,
+                r#""properties":{"c":10,"a":11}"#,
+            ]
+            .map(|p| format!(r#"{{"type":"Feature",{p},{geometry}}}"#))
+            .join(","),
+        );
+        let f: Vec<&Feature> = items.iter().map(|i| i.as_ref().unwrap()).collect();
+        let pairs = |i: usize| -> Vec<(String, String)> {
+            f[i].properties
+                .raw_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let kv = |a: &str, b: &str, x: &str, y: &str| {
+            vec![
+                (a.to_string(), x.to_string()),
+                (b.to_string(), y.to_string()),
+            ]
+        };
+        assert_eq!(pairs(0), kv("a", "b", "2", "1"));
+        assert_eq!(pairs(1), kv("a", "b", "4", "3"));
+        assert_eq!(pairs(2), kv("a", "b", "5", "6"));
+        assert_eq!(pairs(3), kv("a", "b", "8", "9"));
+        assert_eq!(pairs(4), kv("a", "c", "11", "10"));
+        for i in 1..4 {
+            assert!(std::sync::Arc::ptr_eq(
+                f[0].properties.schema(),
+                f[i].properties.schema()
+            ));
+        }
+    }
+
+    /// The one-pass reading and the member-by-member one give the same features, and what
+    /// the first cannot read goes to the second, which names the problem.
+    #[test]
+    fn usual_features_read_in_one_pass_and_the_rest_as_before() {
+        let square = |d: f64| {
+            Polygon::new(
+                LineString::from(vec![
+                    (d, 0.0),
+                    (d, 1.0),
+                    (d + 1.0, 1.0),
+                    (d + 1.0, 0.0),
+                    (d, 0.0),
+                ]),
+                vec![],
+            )
+        };
+        let items = load(concat!(
+            r#"{"type":"Feature","id":7,"properties":{"a":1},"geometry":{"type":"Polygon","coordinates":[[[0,0],[0,1],[1,1],[1,0],[0,0]]]}},"#,
+            r#"{"geometry":{"coordinates":[[[[2,0],[2,1],[3,1],[3,0],[2,0]]]],"type":"MultiPolygon"},"properties":{"a":1},"properties":{"a":2}},"#,
+            r#"{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[4,5]}},"#,
+            r#"{"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0,1],[0,1],[1,1],[1,0],[0,0]]]}},"#,
+            r#"{"type":"Feature","properties":{},"geometry":null}"#
+        ));
+        let ok = |i: usize| items[i].as_ref().unwrap();
+        assert_eq!(ok(0).id, "7");
+        assert_eq!(ok(0).properties.text("a").as_deref(), Some("1"));
+        let checked = |g: Geometry<f64>| check_geometry(g).unwrap();
+        assert_eq!(ok(0).geometry, checked(Geometry::Polygon(square(0.0))));
+        // A repeated member: the last, as a JSON map keeps it.
+        assert_eq!(ok(1).properties.text("a").as_deref(), Some("2"));
+        let multi = geo_types::MultiPolygon(vec![square(2.0)]);
+        assert_eq!(ok(1).geometry, checked(Geometry::MultiPolygon(multi)));
+        assert_eq!(ok(2).geometry, Geometry::Point(Point::new(4.0, 5.0)));
+        let refused = |i: usize| items[i].as_ref().unwrap_err().reason.clone();
+        assert!(refused(3).contains("closed"), "{}", refused(3));
+        assert!(refused(4).contains("no geometry"), "{}", refused(4));
+    }
+}

@@ -1,0 +1,132 @@
+//! `outfall serve`: the map, OGC API Features, tiles and site reports over HTTP.
+
+use super::{load, open_registry};
+use anyhow::{bail, Context};
+use outfall_server::{AppState, Limits, ServeOptions};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(long)]
+    data: PathBuf,
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    bind: String,
+    /// Folder of the web viewer
+    #[arg(long, default_value = "web")]
+    web: PathBuf,
+    /// Start of absolute links in API answers, e.g. https://maps.example.org/outfall
+    /// (default: http://<bind address>); the Host header is never used
+    #[arg(long)]
+    public_url: Option<String>,
+    /// Deadline of one check, tile or items page, in seconds (503 past it)
+    #[arg(long, default_value_t = 5.0)]
+    check_timeout_secs: f64,
+    /// Time a client has to send a request's headers, in seconds (then the connection
+    /// is closed); also the idle keep-alive time
+    #[arg(long, default_value_t = 10.0)]
+    header_timeout_secs: f64,
+    /// Time a client has to send an upload's body, in seconds (then 408)
+    #[arg(long, default_value_t = 30.0)]
+    body_timeout_secs: f64,
+    /// Most connections served at once; more wait until one closes
+    #[arg(long, default_value_t = 512)]
+    max_connections: usize,
+    /// Most POST /check computing at once; more answer 503 with Retry-After
+    /// (default: the number of CPUs)
+    #[arg(long)]
+    max_checks: Option<usize>,
+    /// The site registry: a .gpkg path, postgres://user@host/db (PostGIS), or "none"
+    /// for the file layers, read-only (default: registry.gpkg in the data folder)
+    #[arg(long)]
+    registry: Option<String>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "outfall=info,tower_http=warn".into()),
+        )
+        .init();
+    // The flags are checked before the data set loads, which can take a while.
+    let (limits, options) = limits(&args)?;
+    let catalog = Arc::new(load(&args.data)?);
+    let state = match open_registry(&args.data, args.registry.as_deref(), catalog.clone())? {
+        Some(live) => {
+            outfall_core::registry::Live::watch(&live, Duration::from_secs(1));
+            AppState::with_registry(args.web.clone(), live)
+        }
+        None => AppState::new(catalog, args.web.clone()),
+    }
+    .with_limits(limits);
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(listen(args, state, options))
+}
+
+/// The server's time and size limits from the flags.
+fn limits(args: &Args) -> anyhow::Result<(Limits, ServeOptions)> {
+    let mut limits = Limits {
+        work_timeout: secs("check-timeout-secs", args.check_timeout_secs)?,
+        body_timeout: secs("body-timeout-secs", args.body_timeout_secs)?,
+        ..Default::default()
+    };
+    if let Some(n) = args.max_checks {
+        limits.max_concurrent_checks = n.max(1);
+    }
+    let options = ServeOptions {
+        header_read_timeout: secs("header-timeout-secs", args.header_timeout_secs)?,
+        max_connections: args.max_connections.max(1),
+        ..Default::default()
+    };
+    Ok((limits, options))
+}
+
+/// A flag's seconds as a duration; zero, negative, not finite or over a day is refused.
+fn secs(name: &str, v: f64) -> anyhow::Result<Duration> {
+    if !(v.is_finite() && v > 0.0 && v <= 86_400.0) {
+        bail!("--{name} must be a number of seconds between 0 and 86400, not {v}");
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+/// Binds, names the links' base and serves until Ctrl-C.
+async fn listen(args: Args, state: AppState, options: ServeOptions) -> anyhow::Result<()> {
+    let bind = &args.bind;
+    let listener = tokio::net::TcpListener::bind(bind)
+        .await
+        .with_context(|| format!("cannot bind {bind}"))?;
+    let addr = listener.local_addr()?;
+    let public = public_url(args.public_url, addr);
+    let state = state
+        .with_public_url(&public)
+        .map_err(|e| anyhow::anyhow!("--public-url: {e}"))?;
+    println!(
+        "Outfall is serving {} at http://{addr}/ (links: {})",
+        args.data.display(),
+        state.public_url
+    );
+    outfall_server::serve(listener, outfall_server::app(state), options, async {
+        tokio::signal::ctrl_c().await.ok();
+    })
+    .await?;
+    Ok(())
+}
+
+/// The start of absolute links: the flag's, else the bound address. An unspecified address
+/// (0.0.0.0) is no address a client can use, so links then name localhost, with a warning.
+fn public_url(flag: Option<String>, addr: SocketAddr) -> String {
+    match flag {
+        Some(u) => u,
+        None if addr.ip().is_unspecified() => {
+            eprintln!(
+                "warning: bound to {addr}; links name http://localhost:{} — set --public-url to the address clients use",
+                addr.port()
+            );
+            format!("http://localhost:{}", addr.port())
+        }
+        None => format!("http://{addr}"),
+    }
+}
