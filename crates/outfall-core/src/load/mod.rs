@@ -7,6 +7,7 @@ mod crs;
 pub(crate) mod fgb;
 mod geojson;
 mod gpkg;
+mod guard;
 mod kml;
 pub mod rainfall;
 mod shapefile;
@@ -15,8 +16,9 @@ mod upload;
 mod valid;
 
 pub use crs::Reprojector;
+pub use guard::{count_vertices, UploadLimits, MAX_ZIP_MEMBERS};
 pub use table::read_table;
-pub use upload::{read_upload, sniff_format, Upload, UploadFormat, MAX_ZIP_MEMBERS};
+pub use upload::{read_upload, sniff_format, Upload, UploadFormat};
 
 use crate::attributes::Properties;
 use crate::config::LayerConfig;
