@@ -21,6 +21,7 @@ pub mod measure;
 pub mod network;
 pub mod period;
 pub mod prepared;
+pub mod presentation;
 pub mod record;
 pub mod registry;
 pub mod report;

@@ -20,15 +20,19 @@
 //! (`Encoder`), and latitudes go through a per-tile polynomial instead of the trigonometry
 //! (`projection`): what a cold tile costs is the vertices it draws.
 
+pub mod cache;
 mod projection;
+mod source;
 
 use crate::clip;
+pub use cache::{CachedTile, TileCache, TileKey};
 use geo::CoordsIter;
 use geo_types::{coord, Coord, Geometry, LineString, Polygon, Rect};
 use geozero::mvt::{tile, Message, TagsBuilder, Tile, TileValue};
 use projection::lonlat_to_world;
 pub use projection::TileProjection;
 use serde_json::{Map, Value};
+pub use source::collection_tile;
 use std::f64::consts::PI;
 
 /// Tile coordinate space of every encoded layer (pixels per tile side).

@@ -80,99 +80,123 @@ impl From<QueryRejection> for ApiError {
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let mut retry_after = None;
-        let mut close = false;
-        let mut crs_required = false;
-        let mut challenge = false;
-        let (status, title, detail) = match self {
-            ApiError::NotFound(d) => (StatusCode::NOT_FOUND, "Not Found", d),
-            ApiError::BadRequest(d) => (StatusCode::BAD_REQUEST, "Bad Request", d),
+/// What an error answers: its status and title, and the members and headers it adds.
+struct Problem {
+    status: StatusCode,
+    title: &'static str,
+    detail: String,
+    retry_after_secs: Option<u64>,
+    /// Close the connection: the client may still be sending a body nobody reads.
+    close: bool,
+    crs_required: bool,
+    /// Send `WWW-Authenticate`.
+    challenge: bool,
+}
+
+impl Problem {
+    fn new(status: StatusCode, title: &'static str, detail: String) -> Problem {
+        Problem {
+            status,
+            title,
+            detail,
+            retry_after_secs: None,
+            close: false,
+            crs_required: false,
+            challenge: false,
+        }
+    }
+}
+
+impl ApiError {
+    fn problem(self) -> Problem {
+        use StatusCode as S;
+        match self {
+            ApiError::NotFound(d) => Problem::new(S::NOT_FOUND, "Not Found", d),
+            ApiError::BadRequest(d) => Problem::new(S::BAD_REQUEST, "Bad Request", d),
             ApiError::MethodNotAllowed(d) => {
-                (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed", d)
+                Problem::new(S::METHOD_NOT_ALLOWED, "Method Not Allowed", d)
             }
-            ApiError::RequestTimeout(d) => {
-                close = true;
-                (StatusCode::REQUEST_TIMEOUT, "Request Timeout", d)
+            ApiError::RequestTimeout(d) => Problem {
+                close: true,
+                ..Problem::new(S::REQUEST_TIMEOUT, "Request Timeout", d)
+            },
+            ApiError::TooLarge(d) => Problem {
+                close: true,
+                ..Problem::new(S::PAYLOAD_TOO_LARGE, "Payload Too Large", d)
+            },
+            ApiError::UnsupportedMediaType(d) => {
+                Problem::new(S::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type", d)
             }
-            ApiError::TooLarge(d) => {
-                close = true;
-                (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large", d)
-            }
-            ApiError::UnsupportedMediaType(d) => (
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "Unsupported Media Type",
-                d,
-            ),
             ApiError::Unprocessable(d) => {
-                (StatusCode::UNPROCESSABLE_ENTITY, "Unprocessable Content", d)
+                Problem::new(S::UNPROCESSABLE_ENTITY, "Unprocessable Content", d)
             }
-            ApiError::CrsRequired(d) => {
-                crs_required = true;
-                (StatusCode::UNPROCESSABLE_ENTITY, "Unprocessable Content", d)
-            }
+            ApiError::CrsRequired(d) => Problem {
+                crs_required: true,
+                ..Problem::new(S::UNPROCESSABLE_ENTITY, "Unprocessable Content", d)
+            },
             ApiError::Unavailable {
                 detail,
                 retry_after_secs,
             } => {
                 tracing::warn!(detail = %detail, "service unavailable");
-                retry_after = retry_after_secs;
-                (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "Service Unavailable",
-                    detail,
-                )
+                Problem {
+                    retry_after_secs,
+                    ..Problem::new(S::SERVICE_UNAVAILABLE, "Service Unavailable", detail)
+                }
             }
-            ApiError::Unauthorized(d) => {
-                challenge = true;
-                (StatusCode::UNAUTHORIZED, "Unauthorized", d)
-            }
-            ApiError::Forbidden(d) => (StatusCode::FORBIDDEN, "Forbidden", d),
-            ApiError::Conflict(d) => (StatusCode::CONFLICT, "Conflict", d),
+            ApiError::Unauthorized(d) => Problem {
+                challenge: true,
+                ..Problem::new(S::UNAUTHORIZED, "Unauthorized", d)
+            },
+            ApiError::Forbidden(d) => Problem::new(S::FORBIDDEN, "Forbidden", d),
+            ApiError::Conflict(d) => Problem::new(S::CONFLICT, "Conflict", d),
             ApiError::PreconditionFailed(d) => {
-                (StatusCode::PRECONDITION_FAILED, "Precondition Failed", d)
+                Problem::new(S::PRECONDITION_FAILED, "Precondition Failed", d)
             }
-            ApiError::PreconditionRequired(d) => (
-                StatusCode::PRECONDITION_REQUIRED,
-                "Precondition Required",
-                d,
-            ),
+            ApiError::PreconditionRequired(d) => {
+                Problem::new(S::PRECONDITION_REQUIRED, "Precondition Required", d)
+            }
             ApiError::Internal(d) => {
                 tracing::error!(detail = %d, "internal error");
-                (
-                    StatusCode::INTERNAL_SERVER_ERROR,
+                Problem::new(
+                    S::INTERNAL_SERVER_ERROR,
                     "Internal Server Error",
-                    "The server could not complete the request; the error is logged.".to_string(),
+                    "The server could not complete the request; the error is logged.".into(),
                 )
             }
-        };
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let p = self.problem();
         let mut body = json!({
             "type": "about:blank",
-            "title": title,
-            "status": status.as_u16(),
-            "detail": detail,
+            "title": p.title,
+            "status": p.status.as_u16(),
+            "detail": p.detail,
         });
-        if crs_required {
+        if p.crs_required {
             body["crs_required"] = json!(true);
         }
         let mut res = (
-            status,
+            p.status,
             [(header::CONTENT_TYPE, "application/problem+json")],
             body.to_string(),
         )
             .into_response();
-        if let Some(s) = retry_after {
+        if let Some(s) = p.retry_after_secs {
             res.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(s));
         }
-        if challenge {
+        if p.challenge {
             res.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static("Bearer realm=\"outfall\""),
             );
         }
-        if close {
+        if p.close {
             res.headers_mut()
                 .insert(header::CONNECTION, HeaderValue::from_static("close"));
         }

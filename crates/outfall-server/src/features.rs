@@ -1,10 +1,10 @@
 //! OGC API – Features, Part 1 Core with GeoJSON: landing page, conformance, collections and
 //! items, so QGIS and GDAL read every layer with no extra code.
 
-use super::extract::{Path, Query};
+use super::extract::Path;
 use super::geojson_write::{write_page, PageMeta};
 use super::limits::{blocking, secs};
-use super::negotiate::{check_query, wants_html};
+use super::params::{ItemQuery, ItemsQuery, JsonOnly, PageQuery, Params};
 use super::{ApiError, ApiResult, AppState};
 use axum::extract::State;
 use axum::http::{header, HeaderMap};
@@ -13,14 +13,10 @@ use axum::Json;
 use geo::Intersects;
 use geo_types::Rect;
 use outfall_core::catalog::Layer;
-use outfall_core::config::Role;
 use outfall_core::load::Feature;
 use outfall_core::period::Period;
-use serde_json::{json, Map, Value};
-use std::collections::HashMap;
+use serde_json::{json, Value};
 
-pub const DEFAULT_LIMIT: usize = 100;
-pub const MAX_LIMIT: usize = 10_000;
 const GEOJSON: &str = "application/geo+json";
 
 /// The start of every absolute link: the configured public URL, never the Host header.
@@ -63,10 +59,9 @@ pub const CONFORMANCE: [&str; 10] = [
 pub async fn landing(
     State(st): State<AppState>,
     headers: HeaderMap,
-    Query(q): Query<HashMap<String, String>>,
+    Params(q): Params<PageQuery>,
 ) -> ApiResult<Response> {
-    check_query(&q, &[], &["json", "html"])?;
-    if wants_html(&headers, &q) {
+    if q.wants_html(&headers) {
         return Ok(
             match tokio::fs::read_to_string(st.web_dir.join("index.html")).await {
                 Ok(html) => (
@@ -104,15 +99,14 @@ pub async fn landing(
 #[utoipa::path(get, path = "/conformance", tag = "ogc",
     params(("f" = Option<String>, Query, description = "json")),
     responses((status = 200, description = "The conformance classes", content_type = "application/json")))]
-pub async fn conformance(Query(q): Query<HashMap<String, String>>) -> ApiResult<Json<Value>> {
-    check_query(&q, &[], &["json"])?;
+pub async fn conformance(_: Params<JsonOnly>) -> ApiResult<Json<Value>> {
     Ok(Json(json!({ "conformsTo": CONFORMANCE })))
 }
 
 /// The viewer's start-up facts.
 #[utoipa::path(get, path = "/config", tag = "viewer",
     responses((status = 200, description = "Data-set name, extent, optional basemap and collection ids", content_type = "application/json")))]
-pub async fn config(State(st): State<AppState>) -> Json<Value> {
+pub async fn config(State(st): State<AppState>, _: Params<JsonOnly>) -> Json<Value> {
     let bbox = st
         .catalog
         .bbox()
@@ -177,9 +171,8 @@ fn extent(st: &AppState, layer: &Layer, bbox: Vec<Vec<f64>>) -> Value {
     responses((status = 200, description = "Every collection", content_type = "application/json")))]
 pub async fn collections(
     State(st): State<AppState>,
-    Query(q): Query<HashMap<String, String>>,
+    _: Params<JsonOnly>,
 ) -> ApiResult<Json<Value>> {
-    check_query(&q, &[], &["json"])?;
     let base = base_url(&st);
     Ok(Json(json!({
         "links": [{"href": format!("{base}/collections"), "rel": "self", "type": "application/json"}],
@@ -201,137 +194,9 @@ pub(super) fn layer<'a>(st: &'a AppState, id: &str) -> ApiResult<&'a Layer> {
 pub async fn collection(
     State(st): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<HashMap<String, String>>,
+    _: Params<JsonOnly>,
 ) -> ApiResult<Json<Value>> {
-    check_query(&q, &[], &["json"])?;
     Ok(Json(collection_json(&st, layer(&st, &id)?, &base_url(&st))))
-}
-
-/// Properties served for a feature: the source attributes plus what Outfall worked out
-/// (a reach's impairment, a disturbance polygon's site status). Sites and disturbance carry
-/// `status_code`, the site's status from the closed list (under_construction, ...) read from
-/// its typed record, or null; the source's own `status` word ("active") stays as it is.
-pub(super) fn served_properties(st: &AppState, layer: &Layer, index: usize) -> Map<String, Value> {
-    let mut props = layer.features[index].properties.to_map();
-    props.extend(derived_properties(st, layer, index));
-    props
-}
-
-/// What `served_properties` lays over the source attributes (a derived value replaces a
-/// source one of the same name), kept apart so the items writer need not clone the source.
-pub(super) fn derived_properties(st: &AppState, layer: &Layer, index: usize) -> Map<String, Value> {
-    let f = &layer.features[index];
-    let mut props = Map::new();
-    // The id in the properties too: vector tiles carry no string feature ids.
-    if !f.properties.contains_key("id") {
-        props.insert("id".into(), Value::String(f.id.clone()));
-    }
-    match layer.config.role {
-        Role::Flowlines | Role::Waterbodies => {
-            if let Some(li) = st
-                .catalog
-                .layers
-                .iter()
-                .position(|l| std::ptr::eq(l, layer))
-            {
-                let hits = st.catalog.impairments_of_feature(li, index);
-                props.insert("impaired".into(), Value::Bool(!hits.is_empty()));
-                props.insert(
-                    "causes".into(),
-                    Value::String(outfall_core::waters::all_causes_text(&hits)),
-                );
-            }
-            props.insert(
-                "display_name".into(),
-                Value::String(layer.name_of(f).unwrap_or_default()),
-            );
-        }
-        Role::Sites => {
-            // What the review found, so a client of the sites collection needs no second call.
-            if let Some(r) = st.reports.get(&f.id) {
-                props.insert("status_code".into(), json!(r.site.status));
-                props.insert("total_acres".into(), json!(r.disturbance.total_acres));
-                props.insert("peak_acres".into(), json!(r.disturbance.peak_acres));
-                props.insert("peak_date".into(), json!(r.disturbance.peak_date));
-                props.insert(
-                    "outside_parcels_acres".into(),
-                    json!(r.disturbance.outside_parcels_acres),
-                );
-                for (k, v) in [
-                    (
-                        "land_development_activity",
-                        r.conditions.land_development_activity,
-                    ),
-                    ("condition_a", r.conditions.a),
-                    ("condition_b", r.conditions.b),
-                    ("condition_c", r.conditions.c),
-                    (
-                        "five_acre_limit_exceeded",
-                        r.conditions.five_acre_limit_exceeded,
-                    ),
-                    ("exempt", r.conditions.exempt),
-                    ("in_jurisdiction", r.conditions.in_jurisdiction),
-                ] {
-                    props.insert(k.into(), json!(v));
-                }
-                props.insert(
-                    "receiving_waters".into(),
-                    json!(r.receiving_water_names.join("; ")),
-                );
-                // The typed site record and the sources that decided each finding. Added
-                // beside the town's own columns, never over them: the status code is
-                // `status_code` (`status` is the word as the file records it), and a key the
-                // file already has keeps the file's value.
-                let mut record = Map::new();
-                record.insert(
-                    "active_without_approval".into(),
-                    json!(r
-                        .finding(outfall_core::law::RuleId::ActiveWithoutApproval)
-                        .and_then(|f| f.met)),
-                );
-                if let Ok(Value::Object(rec)) = serde_json::to_value(r.record_columns()) {
-                    for (k, v) in rec {
-                        let k = if k == "status" {
-                            "status_code".into()
-                        } else {
-                            k
-                        };
-                        record.insert(k, v);
-                    }
-                }
-                for (rule, column) in outfall_core::report::SOURCE_COLUMNS {
-                    record.insert(column.into(), json!(r.sources_text(rule)));
-                }
-                for (k, v) in record {
-                    if !f.properties.contains_key(&k) {
-                        props.insert(k, v);
-                    }
-                }
-            }
-        }
-        // Street labels read one key, whatever the source calls its name column.
-        Role::Basemap => {
-            props.insert(
-                "display_name".into(),
-                Value::String(layer.name_of(f).unwrap_or_default()),
-            );
-        }
-        Role::Disturbance => {
-            let site = layer
-                .config
-                .site_field
-                .as_deref()
-                .and_then(|s| f.properties.text(s));
-            if let Some(r) = site.and_then(|s| st.reports.get(&s)) {
-                if let Some(status) = r.site.status.clone() {
-                    props.insert("status".into(), Value::String(status));
-                }
-                props.insert("status_code".into(), json!(r.site.status));
-            }
-        }
-        _ => {}
-    }
-    props
 }
 
 pub(super) fn feature_json(st: &AppState, layer: &Layer, index: usize) -> Value {
@@ -340,56 +205,8 @@ pub(super) fn feature_json(st: &AppState, layer: &Layer, index: usize) -> Value 
         "type": "Feature",
         "id": f.id,
         "geometry": geojson::Geometry::from(&f.geometry),
-        "properties": served_properties(st, layer, index),
+        "properties": st.presentation().served_properties(layer, index),
     })
-}
-
-/// A bbox as one rectangle, or two when it crosses the antimeridian (minlon > maxlon, as
-/// OGC API – Features says).
-fn parse_bbox(s: &str) -> ApiResult<Vec<Rect<f64>>> {
-    let nums: Result<Vec<f64>, _> = s.split(',').map(|p| p.trim().parse::<f64>()).collect();
-    let nums = nums.map_err(|_| {
-        ApiError::BadRequest(format!("bbox '{s}' must be 4 comma-separated numbers"))
-    })?;
-    let (x0, y0, x1, y1) = match nums[..] {
-        [a, b, c, d] => (a, b, c, d),
-        [a, b, _, c, d, _] => (a, b, c, d),
-        _ => {
-            return Err(ApiError::BadRequest(format!(
-                "bbox '{s}' must have 4 (or 6) numbers"
-            )))
-        }
-    };
-    if !(x0.is_finite() && y0.is_finite() && x1.is_finite() && y1.is_finite())
-        || y0 > y1
-        || y0 < -90.0
-        || y1 > 90.0
-    {
-        return Err(ApiError::BadRequest(format!(
-            "bbox '{s}' is not minlon,minlat,maxlon,maxlat"
-        )));
-    }
-    let rect = |a: f64, b: f64| {
-        Rect::new(
-            geo_types::coord! { x: a, y: y0 },
-            geo_types::coord! { x: b, y: y1 },
-        )
-    };
-    Ok(if x0 > x1 {
-        vec![rect(x0, 180.0_f64.max(x0)), rect((-180.0_f64).min(x1), x1)]
-    } else {
-        vec![rect(x0, x1)]
-    })
-}
-
-fn parse_count(q: &HashMap<String, String>, key: &str, default: usize) -> ApiResult<usize> {
-    match q.get(key) {
-        None => Ok(default),
-        Some(v) => v
-            .trim()
-            .parse::<usize>()
-            .map_err(|_| ApiError::BadRequest(format!("{key} '{v}' must be a whole number"))),
-    }
 }
 
 /// What an items request selects, and how it reads back into a page link.
@@ -399,9 +216,6 @@ struct Selection {
     /// `&bbox=...&datetime=...` as the client sent them, for next/prev links.
     query_text: String,
 }
-
-/// The items query parameters: OGC API – Features Part 1 core, no more.
-const ITEM_PARAMS: [&str; 4] = ["limit", "offset", "bbox", "datetime"];
 
 #[utoipa::path(get, path = "/collections/{collectionId}/items", tag = "ogc",
     params(("collectionId" = String, Path, description = "A collection id"),
@@ -416,31 +230,21 @@ const ITEM_PARAMS: [&str; 4] = ["limit", "offset", "bbox", "datetime"];
 pub async fn items(
     State(st): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<HashMap<String, String>>,
+    Params(q): Params<ItemsQuery>,
 ) -> ApiResult<Response> {
-    check_query(&q, &ITEM_PARAMS, &["json", "geojson"])?;
     let layer = layer(&st, &id)?;
-    let limit = parse_count(&q, "limit", DEFAULT_LIMIT)?;
-    if limit == 0 {
-        return Err(ApiError::BadRequest("limit must be at least 1".into()));
+    if q.period.is_some() && !st.catalog.is_dated(layer) {
+        return Err(ApiError::BadRequest(format!(
+            "collection '{id}' has no dates; datetime applies to the disturbance and sites collections"
+        )));
     }
-    let limit = limit.min(MAX_LIMIT);
-    let offset = parse_count(&q, "offset", 0)?;
-    let rects = q.get("bbox").map(|b| parse_bbox(b)).transpose()?;
-    let period = match q.get("datetime") {
-        None => None,
-        Some(d) => {
-            if !st.catalog.is_dated(layer) {
-                return Err(ApiError::BadRequest(format!(
-                    "collection '{id}' has no dates; datetime applies to the disturbance and sites collections"
-                )));
-            }
-            Some(Period::parse_datetime(d).map_err(ApiError::BadRequest)?)
-        }
-    };
-    let query_text: String = ["bbox", "datetime"]
+    let (limit, offset, rects, period) = (q.limit, q.offset, q.rects, q.period);
+    let query_text: String = [("bbox", &q.bbox_text), ("datetime", &q.datetime_text)]
         .iter()
-        .filter_map(|k| q.get(*k).map(|v| format!("&{k}={}", encode_query_value(v))))
+        .filter_map(|(k, v)| {
+            v.as_ref()
+                .map(|v| format!("&{k}={}", encode_query_value(v)))
+        })
         .collect();
     let sel = Selection {
         rects,
@@ -563,9 +367,8 @@ fn items_page(
 pub async fn item(
     State(st): State<AppState>,
     Path((id, fid)): Path<(String, String)>,
-    Query(q): Query<HashMap<String, String>>,
+    _: Params<ItemQuery>,
 ) -> ApiResult<Response> {
-    check_query(&q, &[], &["json", "geojson"])?;
     let layer = layer(&st, &id)?;
     let index = layer.position(&fid).ok_or_else(|| {
         ApiError::NotFound(format!("feature '{fid}' not found in collection '{id}'"))

@@ -7,7 +7,6 @@
 //! sorted by key (no `preserve_order`), so every object below writes its keys in sorted
 //! order, and numbers get serde_json's digits (the shortest that read back, `null` when not finite).
 
-use super::features::derived_properties;
 use super::AppState;
 use geo_types::{Coord, Geometry, LineString, Polygon};
 use outfall_core::attributes::Properties;
@@ -78,7 +77,10 @@ impl FeatureRef<'_> {
     /// `{"geometry":...,"id":...,"properties":...,"type":"Feature"}`.
     pub(super) fn write(&self, out: &mut Vec<u8>) {
         let f = &self.layer.features[self.index];
-        let derived = derived_properties(self.st, self.layer, self.index);
+        let derived = self
+            .st
+            .presentation()
+            .derived_properties(self.layer, self.index);
         out.extend_from_slice(b"{\"geometry\":");
         write_geometry(out, &f.geometry);
         out.extend_from_slice(b",\"id\":");

@@ -233,6 +233,13 @@ fn inset_svg(st: &AppState, r: &Report) -> String {
         )
         .ok();
     }
+    outfall_and_scale(&mut svg, &inset, r);
+    svg.push_str(&inset_legend(r, has_roads));
+    svg
+}
+
+/// The line to the outfall, the outfall point, the scale bar and the north arrow.
+fn outfall_and_scale(svg: &mut String, inset: &Inset, r: &Report) {
     if let Some([a, b]) = r.outfall_path {
         let (x1, y1) = inset.px(Coord { x: a[0], y: a[1] });
         let (x2, y2) = inset.px(Coord { x: b[0], y: b[1] });
@@ -253,8 +260,6 @@ fn inset_svg(st: &AppState, r: &Report) -> String {
         format!("{bar_m} m")
     };
     write!(svg, "<g font-size=\"10\" font-family=\"sans-serif\"><line x1=\"10\" y1=\"{y}\" x2=\"{x2:.1}\" y2=\"{y}\" stroke=\"#000\" stroke-width=\"2\"/><text x=\"10\" y=\"{ty}\">{bar_label}</text><text x=\"{nx}\" y=\"16\">N ↑</text></g></svg>", y = INSET_PX - 12.0, x2 = 10.0 + bar_m * inset.scale, ty = INSET_PX - 16.0, nx = INSET_PX - 30.0).ok();
-    svg.push_str(&inset_legend(r, has_roads));
-    svg
 }
 
 /// The 303(d) / Integrated Report category in plain words (EPA's categories, used by NYSDEC).
@@ -300,8 +305,29 @@ fn listed_table(r: &Report) -> String {
     h
 }
 
+/// The printable report: its head, the inset map beside the waters and conditions, then
+/// the disturbance, the findings, the data sources and a sign-off box for the paper copy.
 pub fn render(st: &AppState, r: &Report) -> String {
     let mut h = String::new();
+    head(&mut h, st, r);
+    write!(
+        h,
+        "<div class=\"grid\"><div>{}</div><div style=\"flex:1\">",
+        inset_svg(st, r)
+    )
+    .ok();
+    waters_and_conditions(&mut h, r);
+    disturbance(&mut h, r);
+    findings_and_sources(&mut h, r);
+    // Filled in by hand on the printed copy: the officer's sign-off.
+    h.push_str("<section class=\"review\" aria-label=\"Review\"><strong>Reviewed by</strong><span class=\"line\"></span><strong>Date</strong><span class=\"line\"></span><strong>Notes</strong><span class=\"line\" style=\"grid-column:2 / 5\"></span></section>");
+    h.push_str("</body></html>");
+    h
+}
+
+/// The document head with its print styles, the title and, with a registry, the link to
+/// the record's history.
+fn head(h: &mut String, st: &AppState, r: &Report) {
     let kind = match r.site.kind {
         outfall_core::subject::SubjectKind::Parcel => "Parcel",
         outfall_core::subject::SubjectKind::Drawn => "Checked area",
@@ -327,12 +353,9 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
         // The registry keeps who changed this site and when; the report points to it.
         write!(h, "<p class=\"small\">Record history: <a href=\"{0}/sites/{1}/history\">{0}/sites/{1}/history</a></p>", esc(&st.public_url), esc(&r.site.id)).ok();
     }
-    write!(
-        h,
-        "<div class=\"grid\"><div>{}</div><div style=\"flex:1\">",
-        inset_svg(st, r)
-    )
-    .ok();
+}
+
+fn waters_and_conditions(h: &mut String, r: &Report) {
     let c = &r.conditions;
     write!(
         h,
@@ -377,6 +400,9 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
         .ok();
     }
     h.push_str("</table>");
+}
+
+fn disturbance(h: &mut String, r: &Report) {
     let d = &r.disturbance;
     write!(h, "<h2>Disturbance</h2><p>Total {:.2} ac · peak at one time {:.2} ac{} · outside the site's parcels {:.2} ac</p></div></div>", d.total_acres, d.peak_acres, d.peak_date.map(|x| format!(" from {x}")).unwrap_or_default(), d.outside_parcels_acres).ok();
     if !d.phases.is_empty() {
@@ -398,6 +424,9 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
         }
         h.push_str("</table>");
     }
+}
+
+fn findings_and_sources(h: &mut String, r: &Report) {
     h.push_str("<h2>Findings</h2><table><tr><th>Finding</th><th>Clause</th><th>Result</th><th>Reason</th></tr>");
     for f in &r.findings {
         write!(
@@ -428,8 +457,4 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
         .ok();
     }
     h.push_str("</table>");
-    // Filled in by hand on the printed copy: the officer's sign-off.
-    h.push_str("<section class=\"review\" aria-label=\"Review\"><strong>Reviewed by</strong><span class=\"line\"></span><strong>Date</strong><span class=\"line\"></span><strong>Notes</strong><span class=\"line\" style=\"grid-column:2 / 5\"></span></section>");
-    h.push_str("</body></html>");
-    h
 }

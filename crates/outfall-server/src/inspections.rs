@@ -2,7 +2,7 @@
 //! `GET /inspections/due.html` (the printable day sheet). Both take `?as_of=YYYY-MM-DD`
 //! (default: today). The core works the list out; this only picks the records and renders.
 
-use super::extract::Query;
+use super::params::{DueQuery, Params};
 use super::{ApiError, ApiResult, AppState};
 use axum::extract::State;
 use axum::http::header;
@@ -11,18 +11,10 @@ use axum::Json;
 use chrono::NaiveDate;
 use outfall_core::calendar::{self, DueList, SiteDue, Urgency};
 use outfall_core::record::{Inspection, RainfallDay};
-use std::collections::HashMap;
 use std::fmt::Write;
 
 /// The list changes with every logged inspection or rainfall entry: never served stale.
 const NO_CACHE: (header::HeaderName, &str) = (header::CACHE_CONTROL, "no-cache");
-
-fn as_of(q: &HashMap<String, String>) -> ApiResult<NaiveDate> {
-    match q.get("as_of").map(|s| s.trim()).filter(|s| !s.is_empty()) {
-        Some(s) => calendar::parse_as_of(s).map_err(|e| ApiError::BadRequest(e.to_string())),
-        None => Ok(chrono::Local::now().date_naive()),
-    }
-}
 
 /// The records the calendar reads besides the data set's rainfall layers: the inspections
 /// logged in the site registry and the officer's manual rainfall entries (`POST /rainfall`).
@@ -68,11 +60,8 @@ async fn due_list(st: &AppState, as_of: NaiveDate) -> ApiResult<DueList> {
     params(("as_of" = Option<String>, Query, description = "The day to schedule for (YYYY-MM-DD); default today")),
     responses((status = 200, description = "Inspections due under (9)(a)[2]: overdue, due today, this week, and sites the data cannot schedule", content_type = "application/json"),
               (status = 400, description = "A bad date", content_type = "application/problem+json")))]
-pub async fn due(
-    State(st): State<AppState>,
-    Query(q): Query<HashMap<String, String>>,
-) -> ApiResult<Response> {
-    let list = due_list(&st, as_of(&q)?).await?;
+pub async fn due(State(st): State<AppState>, Params(q): Params<DueQuery>) -> ApiResult<Response> {
+    let list = due_list(&st, q.as_of).await?;
     Ok(([NO_CACHE], Json(list)).into_response())
 }
 
@@ -83,9 +72,9 @@ pub async fn due(
               (status = 400, description = "A bad date", content_type = "application/problem+json")))]
 pub async fn day_sheet(
     State(st): State<AppState>,
-    Query(q): Query<HashMap<String, String>>,
+    Params(q): Params<DueQuery>,
 ) -> ApiResult<Response> {
-    let list = due_list(&st, as_of(&q)?).await?;
+    let list = due_list(&st, q.as_of).await?;
     let m = &st.catalog.manifest;
     Ok((
         [NO_CACHE],
@@ -202,6 +191,13 @@ Keep each inspection report in the site logbook.</p>",
     for s in today {
         site_block(&mut h, s);
     }
+    later_and_unscheduled(&mut h, list);
+    let _ = write!(h, "</body></html>");
+    h
+}
+
+/// The rest of the week, one row per inspection, and the sites the data cannot schedule.
+fn later_and_unscheduled(h: &mut String, list: &DueList) {
     let later: Vec<&SiteDue> = list
         .sites
         .iter()
@@ -245,6 +241,4 @@ Keep each inspection report in the site logbook.</p>",
         }
         let _ = write!(h, "</ul>");
     }
-    let _ = write!(h, "</body></html>");
-    h
 }

@@ -1,6 +1,7 @@
 //! The HTTP server: a thin router over the core. `app(state)` is built once and used by both
 //! `main` (through `serve`) and the tests. Every route is listed here, in one place.
 
+mod access;
 mod error;
 mod extract;
 mod features;
@@ -11,6 +12,7 @@ mod limits;
 mod live;
 mod negotiate;
 mod openapi;
+mod params;
 mod registry;
 mod serve;
 mod sites;
@@ -46,9 +48,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Largest accepted `POST /check` body.
-pub const MAX_UPLOAD_BYTES: usize = 2 * 1024 * 1024;
+pub const MAX_UPLOAD_BYTES: usize = outfall_core::load::UploadLimits::DEFAULT.max_bytes;
 /// Largest number of features in one uploaded check.
-pub const MAX_UPLOAD_FEATURES: usize = 1000;
+pub const MAX_UPLOAD_FEATURES: usize = outfall_core::load::UploadLimits::DEFAULT.max_features;
 
 /// The viewer's Content-Security-Policy: its own scripts and styles (inline styles for the
 /// printable report), MapLibre's blob: workers, data:/blob: images, a basemap over https:,
@@ -67,7 +69,7 @@ pub struct AppState {
     pub web_dir: PathBuf,
     /// Site reports, computed once at start-up: the data do not change while serving.
     pub reports: Arc<HashMap<String, Report>>,
-    pub tile_cache: Arc<Mutex<tiles::TileCache>>,
+    pub tile_cache: Arc<Mutex<outfall_core::tiles::TileCache>>,
     pub limits: Limits,
     /// Scheme, host and optional path prefix of absolute links (`--public-url`); never
     /// taken from a request's Host header.
@@ -95,7 +97,7 @@ impl AppState {
             catalog,
             web_dir,
             reports: Arc::new(reports),
-            tile_cache: Arc::new(Mutex::new(tiles::TileCache::default())),
+            tile_cache: Arc::new(Mutex::new(outfall_core::tiles::TileCache::default())),
             limits,
             public_url: Arc::from("http://localhost"),
             checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
@@ -111,12 +113,17 @@ impl AppState {
             catalog: snap.catalog.clone(),
             web_dir,
             reports: snap.reports.clone(),
-            tile_cache: Arc::new(Mutex::new(tiles::TileCache::default())),
+            tile_cache: Arc::new(Mutex::new(outfall_core::tiles::TileCache::default())),
             limits,
             public_url: Arc::from("http://localhost"),
             checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
             registry: Some(live),
         }
+    }
+
+    /// How this state's layers are presented: its catalog with its reports.
+    pub fn presentation(&self) -> outfall_core::presentation::Presentation<'_> {
+        outfall_core::presentation::Presentation::new(&self.catalog, &self.reports)
     }
 
     pub fn with_limits(mut self, limits: Limits) -> AppState {

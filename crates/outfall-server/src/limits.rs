@@ -2,15 +2,16 @@
 //! tokio's blocking pool under a deadline, uploads are read under a deadline and a size
 //! limit, and an oversized upload is drained (boundedly) so the client reads its 413.
 
-use super::{ApiError, ApiResult, MAX_UPLOAD_BYTES};
+use super::{ApiError, ApiResult};
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap};
 use http_body_util::BodyExt;
+use outfall_core::load::UploadLimits;
 use std::time::Duration;
 use tokio::time::Instant;
 
 /// Most coordinates (vertices, over every ring and feature) accepted in one uploaded check.
-pub const MAX_UPLOAD_VERTICES: usize = 20_000;
+pub const MAX_UPLOAD_VERTICES: usize = UploadLimits::DEFAULT.max_vertices;
 /// After refusing an upload, the server reads and discards at most this much of its body
 /// (or for at most `DRAIN_MAX_TIME`) so that a client that sends its whole body before
 /// reading still reads the answer instead of a reset connection.
@@ -37,6 +38,13 @@ impl Default for Limits {
                 .map(|n| n.get())
                 .unwrap_or(2),
         }
+    }
+}
+
+impl Limits {
+    /// What one upload may hold, as the core's readers take it.
+    pub fn upload(&self) -> UploadLimits {
+        UploadLimits::DEFAULT
     }
 }
 
@@ -71,10 +79,10 @@ where
     }
 }
 
-fn too_large() -> ApiError {
+fn too_large(max_bytes: usize) -> ApiError {
     ApiError::TooLarge(format!(
         "the upload is larger than the {} MiB limit",
-        MAX_UPLOAD_BYTES / (1024 * 1024)
+        max_bytes / (1024 * 1024)
     ))
 }
 
@@ -125,7 +133,7 @@ async fn drain(mut body: Body) {
     }
 }
 
-/// The body of an upload: the right media type, at most `MAX_UPLOAD_BYTES`, arrived within
+/// The body of an upload: the right media type, at most `limits.upload().max_bytes`, arrived within
 /// `limits.body_timeout`. A refused body is drained first (unless the client asked
 /// `Expect: 100-continue` and so has not sent it).
 pub(super) async fn read_upload(
@@ -142,6 +150,7 @@ pub(super) async fn read_upload(
         }
         Err(e)
     };
+    let max_bytes = limits.upload().max_bytes;
     if let Err(e) = check_content_type(headers) {
         return refuse(body, e).await;
     }
@@ -149,8 +158,8 @@ pub(super) async fn read_upload(
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_UPLOAD_BYTES as u64) {
-        return refuse(body, too_large()).await;
+    if declared.is_some_and(|n| n > max_bytes as u64) {
+        return refuse(body, too_large(max_bytes)).await;
     }
     let deadline = Instant::now() + limits.body_timeout;
     let mut body = body;
@@ -172,8 +181,8 @@ pub(super) async fn read_upload(
             }
             Ok(Some(Ok(frame))) => {
                 if let Some(data) = frame.data_ref() {
-                    if buf.len() + data.len() > MAX_UPLOAD_BYTES {
-                        return refuse(body, too_large()).await;
+                    if buf.len() + data.len() > max_bytes {
+                        return refuse(body, too_large(max_bytes)).await;
                     }
                     buf.extend_from_slice(data);
                 }
@@ -181,20 +190,4 @@ pub(super) async fn read_upload(
         }
     }
     Ok(Bytes::from(buf))
-}
-
-/// The positions (vertices) of a GeoJSON text: every `[` directly followed by a number. A
-/// byte scan, cheap enough to run before any parsing (numbers in bracketed arrays under
-/// `properties` count too, which only errs on the safe side).
-pub fn count_vertices(text: &[u8]) -> usize {
-    let mut n = 0;
-    let mut i = 0;
-    while let Some(off) = text[i..].iter().position(|&b| b == b'[') {
-        i += off + 1;
-        let next = text[i..].iter().find(|b| !b.is_ascii_whitespace());
-        if next.is_some_and(|&b| b.is_ascii_digit() || b == b'-' || b == b'+' || b == b'.') {
-            n += 1;
-        }
-    }
-    n
 }

@@ -3,8 +3,9 @@
 //! catalog and reports of its current snapshot, and a tile cache that is new whenever the
 //! snapshot is (so the map's tiles show an edit at once).
 
-use super::{tiles::TileCache, AppState};
+use super::AppState;
 use axum::extract::FromRef;
+use outfall_core::tiles::TileCache;
 use std::sync::{Arc, Mutex};
 
 #[derive(Clone)]

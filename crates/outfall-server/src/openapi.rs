@@ -3,15 +3,13 @@
 //! gives its path, method and parameters, and `app()` registers the handler and its
 //! description in one `routes!` call, so the document cannot list a route the server lacks.
 
-use super::extract::Query;
-use super::negotiate::{check_query, wants_html};
+use super::params::{PageQuery, Params};
 use super::{ApiResult, AppState};
 use axum::extract::State;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use serde_json::{json, Value};
-use std::collections::HashMap;
 use std::sync::Arc;
 use utoipa::OpenApi;
 
@@ -63,11 +61,10 @@ pub async fn document(
     State(st): State<AppState>,
     Extension(doc): Extension<Arc<utoipa::openapi::OpenApi>>,
     headers: HeaderMap,
-    Query(q): Query<HashMap<String, String>>,
+    Params(q): Params<PageQuery>,
 ) -> ApiResult<Response> {
-    check_query(&q, &[], &["json", "html"])?;
     let v = document_json(&doc, &st.public_url);
-    let mut res = if wants_html(&headers, &q) {
+    let mut res = if q.wants_html(&headers) {
         (
             [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
             render_html(&v),

@@ -4,8 +4,10 @@
 //! `If-Match` with the version read (428 without, 412 when stale). Every write answers the
 //! site's new report, checked by the same rules as `POST /check`.
 
+use super::access::{authorize, etag, if_match, live, off_thread};
 use super::extract::Path;
 use super::limits::read_upload;
+use super::params::{JsonOnly, Params};
 use super::{ApiError, ApiResult, AppState, MAX_UPLOAD_FEATURES};
 use axum::body::Body;
 use axum::extract::State;
@@ -13,89 +15,10 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use outfall_core::record::{Inspection, RainfallDay};
-use outfall_core::registry::{
-    self, token, AccessRole, Caller, DisturbanceRecord, Live, SiteRecord,
-};
+use outfall_core::registry::{self, AccessRole, Caller, DisturbanceRecord, Live, SiteRecord};
 use outfall_core::report::Report;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use std::sync::Arc;
-
-fn live(st: &AppState) -> ApiResult<Arc<Live>> {
-    st.registry.clone().ok_or_else(|| {
-        ApiError::MethodNotAllowed(
-            "this server reads its sites from files, read-only; serve with a registry to edit them"
-                .into(),
-        )
-    })
-}
-
-/// Runs registry work off the async threads. Not cut by a deadline: a write that started
-/// finishes, so what is acknowledged is exactly what was stored.
-async fn off_thread<T: Send + 'static>(
-    work: impl FnOnce() -> ApiResult<T> + Send + 'static,
-) -> ApiResult<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ApiError::Internal(format!("registry task failed: {e}")))?
-}
-
-/// The caller named by the `Authorization: Bearer` token (never logged or echoed), who
-/// must hold one of `roles`.
-async fn authorize(st: &AppState, headers: &HeaderMap, roles: &[AccessRole]) -> ApiResult<Caller> {
-    let live = live(st)?;
-    let token = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .map(|t| t.trim().to_string())
-        .ok_or_else(|| {
-            ApiError::Unauthorized(
-                "this write needs an access token: Authorization: Bearer <token>".into(),
-            )
-        })?;
-    let caller = off_thread(move || Ok(token::verify(live.registry.as_ref(), &token)?))
-        .await?
-        .ok_or_else(|| ApiError::Unauthorized("the access token is not valid".into()))?;
-    if caller.role == AccessRole::Officer || roles.contains(&caller.role) {
-        Ok(caller)
-    } else {
-        Err(ApiError::Forbidden(format!(
-            "the role {} may not do this; it needs {}",
-            caller.role.as_str(),
-            roles
-                .iter()
-                .chain([AccessRole::Officer].iter())
-                .map(|r| r.as_str())
-                .collect::<Vec<_>>()
-                .join(" or ")
-        )))
-    }
-}
-
-/// The version `If-Match` names: `"7"`, `W/"7"` or `7`.
-fn if_match(headers: &HeaderMap) -> ApiResult<i64> {
-    let raw = headers
-        .get(header::IF_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .ok_or_else(|| {
-            ApiError::PreconditionRequired(
-                "an edit needs If-Match with the site's ETag, so it cannot undo someone else's edit; GET /sites/{id} gives it".into(),
-            )
-        })?;
-    raw.trim()
-        .trim_start_matches("W/")
-        .trim_matches('"')
-        .parse()
-        .map_err(|_| ApiError::BadRequest(format!("If-Match '{raw}' is not a site ETag")))
-}
-
-fn etag(version: i64) -> HeaderValue {
-    HeaderValue::from_str(&format!("\"{version}\"")).unwrap_or(HeaderValue::from_static("\"0\""))
-}
 
 fn record_json(st: &AppState, s: &SiteRecord) -> Value {
     let base = super::features::base_url(st);
@@ -140,7 +63,11 @@ fn report_after(live: &Live, id: &str) -> ApiResult<Option<Report>> {
 #[utoipa::path(get, path = "/sites/{id}", tag = "registry", params(("id" = String, Path, description = "A site id")),
     responses((status = 200, description = "The site's registry record; its version is the ETag", content_type = "application/json"),
               (status = 404, description = "No such site, or no registry", content_type = "application/problem+json")))]
-pub async fn get(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
+pub async fn get(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    _: Params<JsonOnly>,
+) -> ApiResult<Response> {
     let live = live(&st).map_err(|_| {
         ApiError::NotFound(format!(
             "site '{id}' has no registry record (this server reads files)"
@@ -192,156 +119,27 @@ pub async fn create(
     Ok(res)
 }
 
-/// Reads and checks an application: the same upload checks as `POST /check`, then the
-/// site's own fields.
+/// Reads and checks an application (`registry::read_application`): the same upload checks
+/// as `POST /check`, then the site's own fields. An applicant who sets what only the
+/// officer records is refused (403) before any field is checked.
 fn application(
     catalog: &outfall_core::Catalog,
     body: &[u8],
     caller: &Caller,
 ) -> ApiResult<(SiteRecord, Vec<DisturbanceRecord>)> {
-    let bad = |m: String| ApiError::Unprocessable(format!("application: {m}"));
-    let text = std::str::from_utf8(body).map_err(|_| bad("the body is not UTF-8 text".into()))?;
-    let mut doc: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))
-        .map_err(|e| bad(format!("not JSON: {e}")))?;
-    let mut fields = match doc.as_object_mut().and_then(|o| o.remove("site")) {
-        Some(Value::Object(m)) => m,
-        Some(_) => return Err(bad("\"site\" must be an object".into())),
-        None => Map::new(),
+    let bad = |e: outfall_core::Error| match e {
+        outfall_core::Error::Input(m) => ApiError::Unprocessable(format!("application: {m}")),
+        other => other.into(),
     };
-    let (features, problems) = outfall_core::load::parse_geojson(&doc.to_string(), "application")?;
-    if let Some(p) = problems.first() {
-        return Err(bad(format!("feature {}: {}", p.feature, p.reason)));
-    }
-    if features.len() > MAX_UPLOAD_FEATURES {
-        return Err(bad(format!("at most {MAX_UPLOAD_FEATURES} features")));
-    }
-    let id = match fields.remove("site_id") {
-        Some(Value::String(s)) if valid_id(&s) => s,
-        Some(v) => {
-            return Err(bad(format!(
-                "site_id {v} must be 1 to 40 letters, digits, '-' or '_'"
-            )))
+    let app = registry::read_application(body, MAX_UPLOAD_FEATURES).map_err(bad)?;
+    if caller.role != AccessRole::Officer {
+        if let Some(k) = app.officer_field() {
+            return Err(ApiError::Forbidden(format!(
+                "an applicant may not set '{k}'; the officer records it"
+            )));
         }
-        None => {
-            let mut b = [0u8; 3];
-            getrandom::fill(&mut b).map_err(|e| ApiError::Internal(format!("randomness: {e}")))?;
-            format!("A-{}", hex::encode(b).to_uppercase())
-        }
-    };
-    registry::join_parcel_ids(&mut fields);
-    refuse_officer_fields(caller, &fields)?;
-    fields
-        .entry("status")
-        .or_insert(Value::String("planned".into()));
-    let empty = SiteRecord {
-        site_id: id.clone(),
-        properties: Map::new(),
-        boundary: None,
-        version: 1,
-        retired: None,
-        submitted_by: Some(caller.name.clone()),
-    };
-    let (mut site, _) =
-        registry::apply_change(&empty, &fields, &catalog.manifest.words).map_err(|e| match e {
-            outfall_core::Error::Input(m) => bad(m),
-            other => other.into(),
-        })?;
-    let outfall = site
-        .properties
-        .get("outfall")
-        .and_then(outfall_core::load::value_text)
-        .and_then(|s| outfall_core::load::parse_point(&s));
-    // The same refusals as POST /check: no polygon, across the antimeridian, far away.
-    outfall_core::screening::check_drawn(catalog, &id, &features, outfall).map_err(
-        |e| match e {
-            outfall_core::Error::Input(m) => bad(m),
-            other => other.into(),
-        },
-    )?;
-    let (polygons, disturbance) = phases_of(&id, &features).map_err(bad)?;
-    site.boundary = Some(geo_types::Geometry::MultiPolygon(geo_types::MultiPolygon(
-        polygons,
-    )));
-    Ok((site, disturbance))
-}
-
-/// The application's polygons and its disturbance records, one per feature with a polygon;
-/// the error names a feature whose `start` or `end` is not a date.
-fn phases_of(
-    id: &str,
-    features: &[outfall_core::load::Feature],
-) -> Result<(Vec<geo_types::Polygon<f64>>, Vec<DisturbanceRecord>), String> {
-    let mut polygons = Vec::new();
-    let mut disturbance = Vec::new();
-    for (n, f) in features.iter().enumerate() {
-        let text = |k: &str| f.properties.text(k);
-        for key in ["start", "end"] {
-            if let Some(d) = text(key) {
-                if outfall_core::area::parse_date(&d).is_none() {
-                    return Err(format!(
-                        "feature {}: {key} '{d}' is not a date (YYYY-MM-DD)",
-                        f.id
-                    ));
-                }
-            }
-        }
-        let ps = outfall_core::area::polygons_of(&f.geometry);
-        if ps.is_empty() {
-            continue;
-        }
-        polygons.extend(ps);
-        let mut properties = f.properties.to_map();
-        for k in ["phase", "start", "end", "site_id", "dist_id"] {
-            properties.remove(k);
-        }
-        disturbance.push(DisturbanceRecord {
-            site_id: id.to_string(),
-            dist_id: format!("{id}-{}", n + 1),
-            phase: text("phase").or(Some("1".into())),
-            start: text("start"),
-            end: text("end"),
-            properties,
-            geometry: f.geometry.clone(),
-        });
     }
-    Ok((polygons, disturbance))
-}
-
-/// What only the officer records: the status, the approval, and the officer's findings and
-/// confirmations of an exemption (on the site or on a claim). An applicant may claim an
-/// exemption and state its facts, never find or confirm it.
-fn refuse_officer_fields(caller: &Caller, fields: &Map<String, Value>) -> ApiResult<()> {
-    if caller.role == AccessRole::Officer {
-        return Ok(());
-    }
-    let in_claims = fields
-        .get("exemption_claims")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_object)
-        .flat_map(|c| c.keys());
-    let officer_only: Vec<&str> = ["status", "swppp_approval", "approved_swppp"]
-        .into_iter()
-        .chain(registry::OFFICER_FINDINGS)
-        .collect();
-    match fields
-        .keys()
-        .chain(in_claims)
-        .find(|k| officer_only.contains(&k.as_str()))
-    {
-        Some(k) => Err(ApiError::Forbidden(format!(
-            "an applicant may not set '{k}'; the officer records it"
-        ))),
-        None => Ok(()),
-    }
-}
-
-fn valid_id(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 40
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    app.into_records(catalog, &caller.name).map_err(bad)
 }
 
 /// `PATCH /sites/{id}` (officer): the typed fields of the site record (docs/site-record.md):
@@ -487,6 +285,7 @@ pub async fn inspect(
 pub async fn inspections(
     State(st): State<AppState>,
     Path(id): Path<String>,
+    _: Params<JsonOnly>,
 ) -> ApiResult<Json<Value>> {
     let live = live(&st)?;
     let list = off_thread(move || {
@@ -504,7 +303,11 @@ pub async fn inspections(
 /// `GET /sites/{id}/history`: who changed what, when, from what to what.
 #[utoipa::path(get, path = "/sites/{id}/history", tag = "registry", params(("id" = String, Path, description = "A site id")),
     responses((status = 200, description = "The append-only audit trail of the site", content_type = "application/json")))]
-pub async fn history(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
+pub async fn history(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    _: Params<JsonOnly>,
+) -> ApiResult<Response> {
     let live = live(&st)?;
     let entries = off_thread(move || {
         let entries = live.registry.history(&id)?;
@@ -567,7 +370,7 @@ pub async fn add_rainfall(
 /// `GET /rainfall`: the rainfall entered by hand.
 #[utoipa::path(get, path = "/rainfall", tag = "registry",
     responses((status = 200, description = "The rainfall entered by hand", content_type = "application/json")))]
-pub async fn rainfall(State(st): State<AppState>) -> ApiResult<Json<Value>> {
+pub async fn rainfall(State(st): State<AppState>, _: Params<JsonOnly>) -> ApiResult<Json<Value>> {
     let live = live(&st)?;
     let days = off_thread(move || Ok(live.registry.rainfall()?)).await?;
     Ok(Json(json!({ "rainfall": days })))
@@ -577,7 +380,11 @@ pub async fn rainfall(State(st): State<AppState>) -> ApiResult<Json<Value>> {
 #[utoipa::path(get, path = "/auth/whoami", tag = "registry",
     responses((status = 200, description = "The token's holder and role", content_type = "application/json"),
               (status = 401, description = "No or unknown bearer token", content_type = "application/problem+json")))]
-pub async fn whoami(State(st): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Caller>> {
+pub async fn whoami(
+    State(st): State<AppState>,
+    headers: HeaderMap,
+    _: Params<JsonOnly>,
+) -> ApiResult<Json<Caller>> {
     Ok(Json(
         authorize(
             &st,
@@ -594,7 +401,11 @@ pub async fn whoami(State(st): State<AppState>, headers: HeaderMap) -> ApiResult
     responses((status = 200, description = "The applications the caller submitted", content_type = "application/json"),
               (status = 401, description = "No or unknown bearer token", content_type = "application/problem+json"),
               (status = 403, description = "The token's role may not do this", content_type = "application/problem+json")))]
-pub async fn submissions(State(st): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Value>> {
+pub async fn submissions(
+    State(st): State<AppState>,
+    headers: HeaderMap,
+    _: Params<JsonOnly>,
+) -> ApiResult<Json<Value>> {
     let caller = authorize(&st, &headers, &[AccessRole::Applicant]).await?;
     let live = live(&st)?;
     let st2 = st.clone();

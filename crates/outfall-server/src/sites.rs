@@ -1,9 +1,10 @@
 //! The screening API: site lists, reports, traces, a parcel's receiving waters, ad-hoc checks
 //! of uploaded polygons, and search.
 
-use super::extract::{Path, Query};
+use super::extract::Path;
 use super::features::feature_json;
 use super::limits::{blocking, secs};
+use super::params::{HtmlOnly, JsonOnly, Params, SearchQuery, SitesQuery};
 use super::{ApiError, ApiResult, AppState};
 use axum::extract::State;
 use axum::http::header;
@@ -13,7 +14,6 @@ use outfall_core::config::Role;
 use outfall_core::report::Report;
 use outfall_core::screening;
 use serde_json::{json, Value};
-use std::collections::HashMap;
 
 fn site_report<'a>(st: &'a AppState, id: &str) -> ApiResult<&'a Report> {
     st.reports
@@ -24,14 +24,11 @@ fn site_report<'a>(st: &'a AppState, id: &str) -> ApiResult<&'a Report> {
 #[utoipa::path(get, path = "/sites", tag = "review",
     params(("status" = Option<String>, Query, description = "Only sites with this status: a code (planned, approved, under_construction, stabilized, closed, withdrawn) or a word of the status vocabulary, e.g. active")),
     responses((status = 200, description = "Sites with acres, peak and conditions", content_type = "application/json")))]
-pub async fn list(
-    State(st): State<AppState>,
-    Query(q): Query<HashMap<String, String>>,
-) -> Json<Value> {
+pub async fn list(State(st): State<AppState>, Params(q): Params<SitesQuery>) -> Json<Value> {
     // Reports carry the status code; a word of the vocabulary ("active") filters by its code.
     let words = &st.catalog.manifest.words.status;
-    let want = q.get("status").map(|s| {
-        outfall_core::claims::lookup(words, s)
+    let want = q.status.map(|s| {
+        outfall_core::claims::lookup(words, &s)
             .map(str::to_string)
             .unwrap_or_else(|| s.to_ascii_lowercase())
     });
@@ -77,14 +74,18 @@ fn dated(r: &Report) -> Report {
 #[utoipa::path(get, path = "/sites/{id}/report", tag = "review", params(("id" = String, Path, description = "A site id")),
     responses((status = 200, description = "The site's review report", content_type = "application/json"),
               (status = 404, description = "No such site", content_type = "application/problem+json")))]
-pub async fn report(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<Report>> {
+pub async fn report(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    _: Params<JsonOnly>,
+) -> ApiResult<Json<Report>> {
     Ok(Json(dated(site_report(&st, &id)?)))
 }
 
 /// `GET /rules`: the rulebook with this data set's clause labels and settings.
 #[utoipa::path(get, path = "/rules", tag = "review",
     responses((status = 200, description = "The rulebook with this data set's clause labels and settings", content_type = "application/json")))]
-pub async fn rules(State(st): State<AppState>) -> Json<Value> {
+pub async fn rules(State(st): State<AppState>, _: Params<JsonOnly>) -> Json<Value> {
     let m = &st.catalog.manifest;
     Json(json!({
         "law": m.clauses.law,
@@ -99,6 +100,7 @@ pub async fn rules(State(st): State<AppState>) -> Json<Value> {
 pub async fn report_html(
     State(st): State<AppState>,
     Path(id): Path<String>,
+    _: Params<HtmlOnly>,
 ) -> ApiResult<Html<String>> {
     let r = dated(site_report(&st, &id)?);
     Ok(Html(super::html::render(&st, &r)))
@@ -111,8 +113,9 @@ pub async fn report_html(
 pub async fn parcel_report_html(
     State(st): State<AppState>,
     Path(id): Path<String>,
+    _: Params<HtmlOnly>,
 ) -> ApiResult<Html<String>> {
-    let Json(r) = parcel_waters(State(st.clone()), Path(id)).await?;
+    let Json(r) = parcel_waters(State(st.clone()), Path(id), Params(JsonOnly)).await?;
     Ok(Html(super::html::render(&st, &r)))
 }
 
@@ -120,7 +123,11 @@ pub async fn parcel_report_html(
 #[utoipa::path(get, path = "/sites/{id}/trace", tag = "review", params(("id" = String, Path, description = "A site id")),
     responses((status = 200, description = "The downstream path as GeoJSON", content_type = "application/geo+json"),
               (status = 404, description = "No such site", content_type = "application/problem+json")))]
-pub async fn trace(State(st): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
+pub async fn trace(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    _: Params<JsonOnly>,
+) -> ApiResult<Response> {
     let r = site_report(&st, &id)?;
     Ok(trace_geojson(&st, r))
 }
@@ -156,6 +163,7 @@ pub(super) fn trace_geojson(st: &AppState, r: &Report) -> Response {
 pub async fn parcel_waters(
     State(st): State<AppState>,
     Path(id): Path<String>,
+    _: Params<JsonOnly>,
 ) -> ApiResult<Json<Report>> {
     let catalog = st.catalog.clone();
     let deadline = st.limits.work_timeout;
@@ -179,13 +187,9 @@ pub async fn parcel_waters(
     responses((status = 200, description = "Matching parcels, sites and waters", content_type = "application/json")))]
 pub async fn search(
     State(st): State<AppState>,
-    Query(q): Query<HashMap<String, String>>,
+    Params(SearchQuery { q: query }): Params<SearchQuery>,
 ) -> ApiResult<Json<Value>> {
-    use outfall_core::search::{normalize, rank};
-    let query = normalize(q.get("q").map(String::as_str).unwrap_or_default());
-    if query.is_empty() {
-        return Err(ApiError::BadRequest("q is required".into()));
-    }
+    use outfall_core::search::rank;
     const MAX: usize = 25;
     // (how well, kind order, label, result)
     let mut hits: Vec<(outfall_core::search::Match, u8, String, Value)> = Vec::new();

@@ -1,31 +1,19 @@
-//! Vector tiles per collection, encoded from the R-tree on first request and cached.
+//! Vector tiles per collection, encoded by the core's tile source on first request and
+//! kept in its cache; each tile carries an ETag and a matching `If-None-Match` answers 304.
 
-use super::extract::{Path, Query};
-use super::features::{base_url, layer, served_properties};
+use super::extract::Path;
+use super::features::{base_url, layer};
 use super::limits::{blocking, secs};
-use super::negotiate::check_query;
+use super::params::{JsonOnly, Params, TileQuery, TilesetQuery};
 use super::{ApiError, ApiResult, AppState};
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use geo_types::Rect;
-use outfall_core::tiles::{self as mvt, TileId};
+use outfall_core::tiles::{self as mvt, CachedTile, TileId, TileKey};
 use serde_json::{json, Map, Value};
-use std::collections::HashMap;
 
-/// Encoded tiles by (collection, z, x, y); `None` remembers an empty tile. Cleared when full
-/// (by count or by bytes), which is cheap and keeps memory bounded without an LRU.
-#[derive(Default)]
-pub struct TileCache {
-    tiles: HashMap<(String, u8, u32, u32), Option<Bytes>>,
-    bytes: usize,
-}
-
-const CACHE_MAX_TILES: usize = 20_000;
-/// Dense parcel tiles run to 100 KB each: bound the cache by what it holds, not only by count.
-const CACHE_MAX_BYTES: usize = 256 << 20;
 const MAX_ZOOM: u8 = 22;
 
 /// One Mapbox Vector Tile (204 when the tile holds nothing).
@@ -40,9 +28,9 @@ const MAX_ZOOM: u8 = 22;
 pub async fn tile(
     State(st): State<AppState>,
     Path((id, z, y, x)): Path<(String, u8, u32, String)>,
-    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    _: Params<TileQuery>,
 ) -> ApiResult<Response> {
-    check_query(&q, &[], &["mvt"])?;
     let x: u32 = x
         .trim_end_matches(".pbf")
         .trim_end_matches(".mvt")
@@ -56,14 +44,15 @@ pub async fn tile(
                 "tile {z}/{y}/{x} is outside the WebMercatorQuad matrix (zoom 0..{MAX_ZOOM})"
             ))
         })?;
-    let key = (id.clone(), z, x, y);
-    let cached = st
-        .tile_cache
-        .lock()
-        .ok()
-        .and_then(|c| c.tiles.get(&key).cloned());
-    let bytes = match cached {
-        Some(b) => b,
+    let key = TileKey {
+        collection: id.clone(),
+        z,
+        x,
+        y,
+    };
+    let cached = st.tile_cache.lock().ok().and_then(|mut c| c.get(&key));
+    let tile = match cached {
+        Some(t) => t,
         None => {
             let deadline = st.limits.work_timeout;
             blocking(
@@ -80,50 +69,39 @@ pub async fn tile(
             .await?
         }
     };
-    Ok(match bytes {
-        Some(b) => (
-            [(header::CONTENT_TYPE, "application/vnd.mapbox-vector-tile")],
-            b,
-        )
-            .into_response(),
-        None => StatusCode::NO_CONTENT.into_response(),
-    })
+    Ok(tile_response(&tile, &headers))
+}
+
+/// The tile with its ETag, 304 when `If-None-Match` names it, 204 when it holds nothing.
+fn tile_response(tile: &CachedTile, headers: &HeaderMap) -> Response {
+    let (Some(bytes), Some(etag)) = (&tile.bytes, &tile.etag) else {
+        return StatusCode::NO_CONTENT.into_response();
+    };
+    let etag = HeaderValue::from_str(etag).unwrap_or(HeaderValue::from_static("W/\"0\""));
+    let seen = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| tile.matches(v));
+    if seen {
+        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response();
+    }
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(MVT)),
+            (header::ETAG, etag),
+        ],
+        Bytes::from_owner(bytes.clone()),
+    )
+        .into_response()
 }
 
 /// Encodes a tile (CPU work: run on the blocking pool) and caches it, empty or not.
-fn encode_and_cache(
-    st: &AppState,
-    id: &str,
-    tid: TileId,
-    key: (String, u8, u32, u32),
-) -> Option<Bytes> {
-    let layer = st.catalog.collection(id)?;
-    let rect = tid.bounds_with_buffer_lonlat(mvt::BUFFER_PX, mvt::EXTENT);
-    let hits: Vec<(usize, Rect<f64>)> = layer.query_envelopes(rect).collect();
-    let props: Vec<Map<String, Value>> = hits
-        .iter()
-        .map(|&(i, _)| served_properties(st, layer, i))
-        .collect();
-    let encoded = mvt::encode_indexed_layer(
-        tid,
-        id,
-        hits.iter()
-            .zip(&props)
-            .map(|(&(i, b), p)| (i as u64, &layer.features[i].geometry, p, b)),
-    )
-    .map(Bytes::from);
+fn encode_and_cache(st: &AppState, id: &str, tid: TileId, key: TileKey) -> CachedTile {
+    let tile = mvt::collection_tile(&st.presentation(), id, tid);
     if let Ok(mut c) = st.tile_cache.lock() {
-        let size = encoded.as_ref().map_or(0, Bytes::len);
-        if c.tiles.len() >= CACHE_MAX_TILES || c.bytes + size > CACHE_MAX_BYTES {
-            c.tiles.clear();
-            c.bytes = 0;
-        }
-        if let Some(old) = c.tiles.insert(key, encoded.clone()) {
-            c.bytes -= old.map_or(0, |b| b.len());
-        }
-        c.bytes += size;
+        c.insert(key, tile.clone());
     }
-    encoded
+    tile
 }
 
 const TMS_ID: &str = "WebMercatorQuad";
@@ -139,9 +117,8 @@ const MVT: &str = "application/vnd.mapbox-vector-tile";
     responses((status = 200, description = "The tile matrix sets (OGC API – Tiles)", content_type = "application/json")))]
 pub async fn tile_matrix_sets(
     State(st): State<AppState>,
-    Query(q): Query<HashMap<String, String>>,
+    _: Params<JsonOnly>,
 ) -> ApiResult<Json<Value>> {
-    check_query(&q, &[], &["json"])?;
     let base = base_url(&st);
     Ok(Json(json!({
         "links": [{"href": format!("{base}/tileMatrixSets"), "rel": "self", "type": "application/json"}],
@@ -164,9 +141,8 @@ pub async fn tile_matrix_sets(
               (status = 404, description = "Not a tile matrix set served here", content_type = "application/problem+json")))]
 pub async fn tile_matrix_set(
     Path(tms): Path<String>,
-    Query(q): Query<HashMap<String, String>>,
+    _: Params<JsonOnly>,
 ) -> ApiResult<Json<Value>> {
-    check_query(&q, &[], &["json"])?;
     if tms != TMS_ID {
         return Err(ApiError::NotFound(format!(
             "tile matrix set '{tms}' not found; only {TMS_ID} is served"
@@ -218,9 +194,8 @@ fn tileset_summary(id: &str, base: &str) -> Value {
 pub async fn tilesets(
     State(st): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<HashMap<String, String>>,
+    _: Params<JsonOnly>,
 ) -> ApiResult<Json<Value>> {
-    check_query(&q, &[], &["json"])?;
     layer(&st, &id)?;
     let base = base_url(&st);
     Ok(Json(json!({
@@ -244,9 +219,8 @@ pub async fn tilesets(
 pub async fn tileset(
     State(st): State<AppState>,
     Path((id, tms)): Path<(String, String)>,
-    Query(q): Query<HashMap<String, String>>,
+    _: Params<TilesetQuery>,
 ) -> ApiResult<Json<Value>> {
-    check_query(&q, &[], &["json", "tilejson"])?;
     if tms != TMS_ID {
         return Err(ApiError::NotFound(format!(
             "tile matrix set '{tms}' not found; only {TMS_ID} is served"
@@ -261,7 +235,8 @@ pub async fn tileset(
         .features
         .first()
         .map(|f| {
-            served_properties(&st, layer, 0)
+            st.presentation()
+                .served_properties(layer, 0)
                 .keys()
                 .map(String::as_str)
                 .chain(f.properties.keys())

@@ -3,20 +3,19 @@
 //! and `?name=` naming the file (or "drawn polygon") in the report. The exports give a site's
 //! or a check's disturbance, one feature per phase, as GeoJSON or a zipped Shapefile.
 
-use super::extract::{Path, Query};
-use super::limits::{blocking, count_vertices, read_upload, secs, MAX_UPLOAD_VERTICES};
-use super::{ApiError, ApiResult, AppState, MAX_UPLOAD_BYTES, MAX_UPLOAD_FEATURES};
+use super::extract::Path;
+use super::limits::{blocking, read_upload, secs};
+use super::params::{CheckQuery, GeoJsonDownload, Params, ZipDownload};
+use super::{ApiError, ApiResult, AppState};
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use geo::CoordsIter;
 use outfall_core::export;
 use outfall_core::load::UploadFormat;
 use outfall_core::report::Report;
 use outfall_core::screening::{self, Subject};
-use std::collections::HashMap;
 
 /// What a check names its subject when the client gives no `name`.
 const DEFAULT_NAME: &str = "upload";
@@ -24,7 +23,7 @@ const DEFAULT_NAME: &str = "upload";
 /// The upload's name: `?name=`, else the `filename*=UTF-8''…` or `filename="…"` of a
 /// `Content-Disposition` request header (how the viewer names a file while posting to the
 /// plain `/check`), else "upload". Printable, at most 100 characters.
-fn upload_name(q: &HashMap<String, String>, headers: &HeaderMap) -> String {
+fn upload_name(q: &impl GivenName, headers: &HeaderMap) -> String {
     let from_header = || {
         let v = headers.get(header::CONTENT_DISPOSITION)?.to_str().ok()?;
         v.split(';').map(str::trim).find_map(|part| {
@@ -37,8 +36,8 @@ fn upload_name(q: &HashMap<String, String>, headers: &HeaderMap) -> String {
         })
     };
     let given = q
-        .get("name")
-        .cloned()
+        .given_name()
+        .map(str::to_string)
         .or_else(from_header)
         .unwrap_or_default();
     let name: String = given
@@ -51,6 +50,24 @@ fn upload_name(q: &HashMap<String, String>, headers: &HeaderMap) -> String {
         DEFAULT_NAME.into()
     } else {
         name
+    }
+}
+
+/// Where a check's `name` parameter is read: the parsed query, or a raw one in the tests.
+trait GivenName {
+    fn given_name(&self) -> Option<&str>;
+}
+
+impl GivenName for CheckQuery {
+    fn given_name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+}
+
+#[cfg(test)]
+impl GivenName for std::collections::HashMap<String, String> {
+    fn given_name(&self) -> Option<&str> {
+        self.get("name").map(String::as_str)
     }
 }
 
@@ -72,27 +89,28 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// Reads, parses and checks an upload under the limits: at most `MAX_UPLOAD_BYTES` (also
-/// unpacked), `MAX_UPLOAD_FEATURES` features and `MAX_UPLOAD_VERTICES` coordinates, at most
+/// Reads, parses and checks an upload under the limits (`Limits::upload`: bytes, also
+/// unpacked, features and coordinates), at most
 /// `limits.max_concurrent_checks` at once (503 with Retry-After beyond), under the work
 /// deadline. Gives the report and the subject it checked.
 async fn run_check(
     st: &AppState,
-    q: &HashMap<String, String>,
+    q: &CheckQuery,
     headers: &HeaderMap,
     body: Body,
 ) -> ApiResult<(Report, Subject)> {
     let body = read_upload(headers, body, &st.limits).await?;
     let name = upload_name(q, headers);
-    let crs = q
-        .get("crs")
-        .map(|c| c.trim().to_string())
-        .filter(|c| !c.is_empty());
+    let crs = q.crs.clone();
     // GeoJSON's size in vertices is known before parsing; other formats are counted after.
+    let upload_limits = st.limits.upload();
     let sniffed = outfall_core::load::sniff_format(&body, &name).ok();
-    let geojson_vertices = (sniffed == Some(UploadFormat::GeoJson)).then(|| count_vertices(&body));
-    if let Some(vertices) = geojson_vertices.filter(|&v| v > MAX_UPLOAD_VERTICES) {
-        return Err(too_many_vertices(&name, vertices));
+    let geojson_vertices =
+        (sniffed == Some(UploadFormat::GeoJson)).then(|| outfall_core::load::count_vertices(&body));
+    if let Some(vertices) = geojson_vertices {
+        upload_limits
+            .check_vertices(vertices)
+            .map_err(|e| unusable(&name, e))?;
     }
     let permit = st
         .checks
@@ -113,32 +131,13 @@ async fn run_check(
             // Held until the work ends, even past the deadline: abandoned work still counts.
             let _permit = permit;
             let upload =
-                outfall_core::load::read_upload(&body, &name, crs.as_deref(), MAX_UPLOAD_BYTES)
-                    .map_err(|e| match e {
-                        outfall_core::Error::Input(m) => {
-                            ApiError::Unprocessable(format!("{name}: {m}"))
-                        }
-                        other => other.into(),
-                    })?;
+                outfall_core::load::read_upload(&body, &name, crs.as_deref(), upload_limits)
+                    .map_err(|e| unusable(&name, e))?;
             if let Some(p) = upload.problems.first() {
                 return Err(ApiError::Unprocessable(format!(
                     "{}: feature {}: {}",
                     p.path, p.feature, p.reason
                 )));
-            }
-            if upload.features.len() > MAX_UPLOAD_FEATURES {
-                return Err(ApiError::Unprocessable(format!(
-                    "{name}: {} features; at most {MAX_UPLOAD_FEATURES} are accepted in one check",
-                    upload.features.len()
-                )));
-            }
-            let vertices: usize = upload
-                .features
-                .iter()
-                .map(|f| f.geometry.coords_count())
-                .sum();
-            if vertices > MAX_UPLOAD_VERTICES {
-                return Err(too_many_vertices(&name, vertices));
             }
             check_plan(&catalog, &name, &upload)
         },
@@ -164,10 +163,7 @@ fn check_plan(
     name: &str,
     upload: &outfall_core::load::Upload,
 ) -> ApiResult<(Report, Subject)> {
-    let unusable = |e: outfall_core::Error| match e {
-        outfall_core::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
-        other => other.into(),
-    };
+    let unusable = |e| unusable(name, e);
     screening::refuse_impossible(catalog, &upload.features, None).map_err(unusable)?;
     let first = upload.features.first().map(|f| f.properties.to_map());
     let record = outfall_core::registry::drawn_fields(
@@ -180,68 +176,77 @@ fn check_plan(
     Ok((screening::check(catalog, &subject), subject))
 }
 
-fn too_many_vertices(name: &str, vertices: usize) -> ApiError {
-    ApiError::Unprocessable(format!(
-        "{name}: {vertices} vertices; at most {MAX_UPLOAD_VERTICES} coordinates are accepted in one check"
-    ))
+/// A refusal of the upload `name` by the core: its input errors are 422s that name it.
+fn unusable(name: &str, e: outfall_core::Error) -> ApiError {
+    match e {
+        outfall_core::Error::Input(m) => ApiError::Unprocessable(format!("{name}: {m}")),
+        other => other.into(),
+    }
 }
 
-/// `POST /check`: an uploaded or drawn disturbance → its report.
-#[utoipa::path(post, path = "/check", tag = "review",
-    params(("crs" = Option<String>, Query, description = "The file's coordinate system when it does not say (e.g. EPSG:2261)"),
-           ("name" = Option<String>, Query, description = "What the report calls the upload")),
-    request_body(content = String, content_type = "application/octet-stream", description = "GeoJSON (any CRS), a zipped Shapefile, KML or a GeoPackage (at most 2 MiB, also unpacked; 1,000 features; 20,000 coordinates)"),
-    responses((status = 200, description = "The review report", content_type = "application/json"),
-              (status = 413, description = "Over a size limit", content_type = "application/problem+json"),
-              (status = 422, description = "Not a usable upload, or its coordinate system must be chosen", content_type = "application/problem+json"),
-              (status = 503, description = "Busy, or the check did not finish in time", content_type = "application/problem+json")))]
-pub async fn check(
-    State(st): State<AppState>,
-    Query(q): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-    body: Body,
-) -> ApiResult<Json<Report>> {
-    let (report, _) = run_check(&st, &q, &headers, body).await?;
-    Ok(Json(report))
+/// The OpenAPI description of an upload route, written once for `/check` and its two
+/// exports: the same query, body and refusals; only the path and the 200 answer differ.
+macro_rules! upload_route {
+    ($path:literal, $ok:literal, $ok_type:literal, $handler:item) => {
+        #[utoipa::path(post, path = $path, tag = "review",
+            params(("crs" = Option<String>, Query, description = "The file's coordinate system when it does not say (e.g. EPSG:2261)"),
+                   ("name" = Option<String>, Query, description = "What the report calls the upload")),
+            request_body(content = String, content_type = "application/octet-stream", description = "GeoJSON (any CRS), a zipped Shapefile, KML or a GeoPackage (at most 2 MiB, also unpacked; 1,000 features; 20,000 coordinates)"),
+            responses((status = 200, description = $ok, content_type = $ok_type),
+                      (status = 413, description = "Over a size limit", content_type = "application/problem+json"),
+                      (status = 422, description = "Not a usable upload, or its coordinate system must be chosen", content_type = "application/problem+json"),
+                      (status = 503, description = "Busy, or the check did not finish in time", content_type = "application/problem+json")))]
+        $handler
+    };
 }
 
-/// `POST /check/export.geojson`: the same body as `/check` → its phases with the findings.
-#[utoipa::path(post, path = "/check/export.geojson", tag = "review",
-    params(("crs" = Option<String>, Query, description = "The file's coordinate system when it does not say (e.g. EPSG:2261)"),
-           ("name" = Option<String>, Query, description = "What the report calls the upload")),
-    request_body(content = String, content_type = "application/octet-stream", description = "GeoJSON (any CRS), a zipped Shapefile, KML or a GeoPackage (at most 2 MiB, also unpacked; 1,000 features; 20,000 coordinates)"),
-    responses((status = 200, description = "The checked disturbance, one feature per phase, with the findings", content_type = "application/geo+json"),
-              (status = 413, description = "Over a size limit", content_type = "application/problem+json"),
-              (status = 422, description = "Not a usable upload, or its coordinate system must be chosen", content_type = "application/problem+json"),
-              (status = 503, description = "Busy, or the check did not finish in time", content_type = "application/problem+json")))]
-pub async fn check_export_geojson(
-    State(st): State<AppState>,
-    Query(q): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-    body: Body,
-) -> ApiResult<Response> {
-    let (report, subject) = run_check(&st, &q, &headers, body).await?;
-    Ok(geojson_download(&subject, &report))
-}
+upload_route!(
+    "/check",
+    "The review report",
+    "application/json",
+    /// `POST /check`: an uploaded or drawn disturbance → its report.
+    pub async fn check(
+        State(st): State<AppState>,
+        Params(q): Params<CheckQuery>,
+        headers: HeaderMap,
+        body: Body,
+    ) -> ApiResult<Json<Report>> {
+        let (report, _) = run_check(&st, &q, &headers, body).await?;
+        Ok(Json(report))
+    }
+);
 
-/// `POST /check/export.zip`: the same as a zipped Shapefile.
-#[utoipa::path(post, path = "/check/export.zip", tag = "review",
-    params(("crs" = Option<String>, Query, description = "The file's coordinate system when it does not say (e.g. EPSG:2261)"),
-           ("name" = Option<String>, Query, description = "What the report calls the upload")),
-    request_body(content = String, content_type = "application/octet-stream", description = "GeoJSON (any CRS), a zipped Shapefile, KML or a GeoPackage (at most 2 MiB, also unpacked; 1,000 features; 20,000 coordinates)"),
-    responses((status = 200, description = "The checked disturbance as a zipped Shapefile", content_type = "application/zip"),
-              (status = 413, description = "Over a size limit", content_type = "application/problem+json"),
-              (status = 422, description = "Not a usable upload, or its coordinate system must be chosen", content_type = "application/problem+json"),
-              (status = 503, description = "Busy, or the check did not finish in time", content_type = "application/problem+json")))]
-pub async fn check_export_zip(
-    State(st): State<AppState>,
-    Query(q): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-    body: Body,
-) -> ApiResult<Response> {
-    let (report, subject) = run_check(&st, &q, &headers, body).await?;
-    zip_download(&subject, &report)
-}
+upload_route!(
+    "/check/export.geojson",
+    "The checked disturbance, one feature per phase, with the findings",
+    "application/geo+json",
+    /// `POST /check/export.geojson`: the same body as `/check` → its phases with the findings.
+    pub async fn check_export_geojson(
+        State(st): State<AppState>,
+        Params(q): Params<CheckQuery>,
+        headers: HeaderMap,
+        body: Body,
+    ) -> ApiResult<Response> {
+        let (report, subject) = run_check(&st, &q, &headers, body).await?;
+        Ok(geojson_download(&subject, &report))
+    }
+);
+
+upload_route!(
+    "/check/export.zip",
+    "The checked disturbance as a zipped Shapefile",
+    "application/zip",
+    /// `POST /check/export.zip`: the same as a zipped Shapefile.
+    pub async fn check_export_zip(
+        State(st): State<AppState>,
+        Params(q): Params<CheckQuery>,
+        headers: HeaderMap,
+        body: Body,
+    ) -> ApiResult<Response> {
+        let (report, subject) = run_check(&st, &q, &headers, body).await?;
+        zip_download(&subject, &report)
+    }
+);
 
 fn site_subject(st: &AppState, id: &str) -> ApiResult<(Report, Subject)> {
     let report = st
@@ -260,6 +265,7 @@ fn site_subject(st: &AppState, id: &str) -> ApiResult<(Report, Subject)> {
 pub async fn site_export_geojson(
     State(st): State<AppState>,
     Path(id): Path<String>,
+    _: Params<GeoJsonDownload>,
 ) -> ApiResult<Response> {
     let (report, subject) = site_subject(&st, &id)?;
     Ok(geojson_download(&subject, &report))
@@ -272,6 +278,7 @@ pub async fn site_export_geojson(
 pub async fn site_export_zip(
     State(st): State<AppState>,
     Path(id): Path<String>,
+    _: Params<ZipDownload>,
 ) -> ApiResult<Response> {
     let (report, subject) = site_subject(&st, &id)?;
     zip_download(&subject, &report)
@@ -321,6 +328,7 @@ fn zip_download(subject: &Subject, report: &Report) -> ApiResult<Response> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     #[test]
     fn the_name_comes_from_the_query_or_content_disposition() {

@@ -1,10 +1,10 @@
 //! A zipped Shapefile upload: the .shp, .shx, .dbf and .prj of one shapefile in one zip.
 //! The zip is read in memory under limits that hold whatever its headers claim: at most
-//! `MAX_ZIP_MEMBERS` members, at most `max_bytes` unpacked in all (counted while reading,
+//! `limits.max_zip_members` members, at most `limits.max_bytes` unpacked in all (counted while reading,
 //! so a member that lies about its size is cut off), and no member path that leaves the
 //! archive (`..`, absolute paths).
 
-use super::upload::{checked_wkt, refuse_projected, MAX_ZIP_MEMBERS};
+use super::guard::{checked_wkt, refuse_projected, UploadLimits};
 use super::{shapefile, sort_upload, upload_config, Feature, LoadProblem, Reprojector};
 use crate::error::{Error, Result};
 use std::io::Read;
@@ -20,44 +20,10 @@ pub(super) fn read(
     bytes: &[u8],
     name: &str,
     crs: Option<&str>,
-    max_bytes: usize,
+    limits: &UploadLimits,
 ) -> Result<(Vec<Feature>, Vec<LoadProblem>)> {
-    let members = unpack(bytes, name, max_bytes)?;
-    let ext_of = |p: &str| {
-        Path::new(p)
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(|e| e.to_ascii_lowercase())
-            .unwrap_or_default()
-    };
-    let shps: Vec<&Member> = members
-        .iter()
-        .filter(|m| ext_of(&m.path) == "shp")
-        .collect();
-    let shp = match shps.as_slice() {
-        [one] => *one,
-        [] => {
-            let held: Vec<&str> = members.iter().map(|m| m.path.as_str()).collect();
-            return Err(Error::format(
-                name,
-                format!(
-                    "the zip holds no .shp (it holds: {}); zip a shapefile's .shp, .shx, .dbf and .prj together",
-                    if held.is_empty() { "nothing".into() } else { held.join(", ") }
-                ),
-            ));
-        }
-        many => {
-            let names: Vec<&str> = many.iter().map(|m| m.path.as_str()).collect();
-            return Err(Error::format(
-                name,
-                format!(
-                    "the zip holds {} shapefiles ({}); upload one shapefile per zip",
-                    many.len(),
-                    names.join(", ")
-                ),
-            ));
-        }
-    };
+    let members = unpack(bytes, name, limits)?;
+    let shp = the_one_shp(&members, name)?;
     let stem = &shp.path[..shp.path.len() - 4];
     let label = format!("{name}/{}", shp.path);
     let sidecar = |ext: &str| {
@@ -104,17 +70,60 @@ pub(super) fn read(
     Ok((features, problems))
 }
 
+/// The one `.shp` of the zip; a zip with none or several is refused, naming what it holds.
+fn the_one_shp<'a>(members: &'a [Member], name: &str) -> Result<&'a Member> {
+    let shps: Vec<&Member> = members
+        .iter()
+        .filter(|m| ext_of(&m.path) == "shp")
+        .collect();
+    match shps.as_slice() {
+        [one] => Ok(*one),
+        [] => {
+            let held: Vec<&str> = members.iter().map(|m| m.path.as_str()).collect();
+            Err(Error::format(
+                name,
+                format!(
+                    "the zip holds no .shp (it holds: {}); zip a shapefile's .shp, .shx, .dbf and .prj together",
+                    if held.is_empty() { "nothing".into() } else { held.join(", ") }
+                ),
+            ))
+        }
+        many => {
+            let names: Vec<&str> = many.iter().map(|m| m.path.as_str()).collect();
+            Err(Error::format(
+                name,
+                format!(
+                    "the zip holds {} shapefiles ({}); upload one shapefile per zip",
+                    many.len(),
+                    names.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+/// A member path's extension, lower case ("" without one).
+fn ext_of(p: &str) -> String {
+    Path::new(p)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
 /// Every file member of the zip, checked and unpacked under the limits. Folders and the
 /// `__MACOSX/` resource forks that macOS adds are skipped.
-fn unpack(bytes: &[u8], name: &str, max_bytes: usize) -> Result<Vec<Member>> {
+fn unpack(bytes: &[u8], name: &str, limits: &UploadLimits) -> Result<Vec<Member>> {
+    let max_bytes = limits.max_bytes;
     let mut zip = ::zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| Error::format(name, format!("not a readable zip: {e}")))?;
-    if zip.len() > MAX_ZIP_MEMBERS {
+    if zip.len() > limits.max_zip_members {
         return Err(Error::format(
             name,
             format!(
-                "the zip has {} members; at most {MAX_ZIP_MEMBERS} are accepted (a shapefile is its .shp, .shx, .dbf, .prj and .cpg)",
-                zip.len()
+                "the zip has {} members; at most {} are accepted (a shapefile is its .shp, .shx, .dbf, .prj and .cpg)",
+                zip.len(),
+                limits.max_zip_members
             ),
         ));
     }

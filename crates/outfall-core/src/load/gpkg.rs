@@ -4,7 +4,7 @@
 //! file that is deleted when the read ends; the database is opened read-only and only its
 //! declared feature tables are read.
 
-use super::upload::{checked_wkt, refuse_projected};
+use super::guard::{checked_wkt, refuse_projected};
 use super::Reprojector;
 use super::{check_geometry, sort_upload, upload_config, Feature, LoadProblem, Raw, Refused};
 use crate::error::{Error, Result};

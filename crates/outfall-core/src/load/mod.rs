@@ -9,6 +9,7 @@ pub(crate) mod fgb;
 mod geojson;
 mod geometry;
 mod gpkg;
+mod guard;
 mod kml;
 mod layer_file;
 pub mod rainfall;
@@ -20,9 +21,10 @@ mod valid;
 
 pub use crs::Reprojector;
 pub(crate) use geometry::check_geometry;
+pub use guard::{count_vertices, UploadLimits, MAX_ZIP_MEMBERS};
 pub use layer_file::load_layer;
 pub use table::read_table;
-pub use upload::{read_upload, sniff_format, Upload, UploadFormat, MAX_ZIP_MEMBERS};
+pub use upload::{read_upload, sniff_format, Upload, UploadFormat};
 
 use crate::attributes::Properties;
 use crate::config::LayerConfig;

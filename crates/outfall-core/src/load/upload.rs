@@ -3,13 +3,12 @@
 //! told by the bytes themselves, never by a name or a media type a browser guessed. Every
 //! format ends in the same checked WGS84 features as a data set's layers.
 
+use super::guard::{refuse_projected, UploadLimits};
 use super::{archive, geojson, gpkg, kml, sort_upload, upload_config, Feature, LoadProblem};
 use crate::error::{Error, Result};
+use geo::CoordsIter;
 use serde_json::{Map, Value};
 use std::path::Path;
-
-/// Most members an uploaded zip may hold (a shapefile is 3–8 files).
-pub const MAX_ZIP_MEMBERS: usize = 32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UploadFormat {
@@ -83,13 +82,16 @@ pub fn sniff_format(bytes: &[u8], name: &str) -> Result<UploadFormat> {
 
 /// Reads an upload named `name` (its file name, or "drawn polygon"). `crs` is the user's
 /// choice ("EPSG:2261"); it overrides a `.prj`, a GeoPackage's SRS, a legacy `crs` member and
-/// the RFC 7946 default. `max_bytes` bounds what a zip may unpack to.
+/// the RFC 7946 default. `limits` bound what a zip may unpack to and how many members it
+/// has, and the features and vertices of a file that read whole (a file with refused
+/// features comes back with its problems, which say more than its size).
 pub fn read_upload(
     bytes: &[u8],
     name: &str,
     crs: Option<&str>,
-    max_bytes: usize,
+    limits: impl Into<UploadLimits>,
 ) -> Result<Upload> {
+    let limits = limits.into();
     if let Some(c) = crs {
         if !geojson::is_safe_crs_name(c) {
             return Err(Error::Input(format!(
@@ -105,10 +107,14 @@ pub fn read_upload(
     };
     let (features, problems) = match format {
         UploadFormat::GeoJson => read_geojson(bytes, name, crs)?,
-        UploadFormat::ZippedShapefile => archive::read(bytes, name, crs, max_bytes)?,
+        UploadFormat::ZippedShapefile => archive::read(bytes, name, crs, &limits)?,
         UploadFormat::Kml => kml::read(bytes, name)?,
         UploadFormat::GeoPackage => gpkg::read(bytes, name, crs)?,
     };
+    if problems.is_empty() {
+        let vertices = features.iter().map(|f| f.geometry.coords_count()).sum();
+        limits.check_counts(features.len(), vertices)?;
+    }
     Ok(Upload {
         format,
         features,
@@ -155,54 +161,4 @@ fn read_geojson(
         refuse_projected(name, &problems)?;
     }
     Ok((features, problems))
-}
-
-/// Coordinates read as lon/lat that are not: the file is in a projected CRS (State Plane
-/// feet, UTM metres) that it does not name. Answering with "choose the coordinate system"
-/// beats a report of a polygon somewhere else on Earth.
-pub(super) fn refuse_projected(name: &str, problems: &[LoadProblem]) -> Result<()> {
-    let Some(p) = problems
-        .iter()
-        .find(|p| p.reason.contains("not longitude/latitude"))
-    else {
-        return Ok(());
-    };
-    let example = p
-        .reason
-        .split_once('(')
-        .and_then(|(_, rest)| rest.split_once(')'))
-        .map(|(c, _)| format!(" (feature {}: {c})", p.feature))
-        .unwrap_or_default();
-    Err(Error::MissingCrs {
-        path: name.into(),
-        reason: format!(
-            "the coordinates look projected{example}, not longitude/latitude: choose the coordinate system (for example EPSG:2261, NY State Plane Central, US feet)"
-        ),
-    })
-}
-
-/// A CRS read from a file (a `.prj`, a GeoPackage's definition): WKT only, without PROJ
-/// extensions that could name files on the server.
-pub(super) fn checked_wkt(name: &str, wkt: &str) -> Result<String> {
-    let w = wkt.trim();
-    let upper = w.to_ascii_uppercase();
-    let known = [
-        "PROJCS[",
-        "GEOGCS[",
-        "PROJCRS[",
-        "GEOGCRS[",
-        "GEODCRS[",
-        "COMPD_CS[",
-        "COMPOUNDCRS[",
-    ];
-    if !known.iter().any(|k| upper.starts_with(k))
-        || upper.contains("EXTENSION[")
-        || w.contains('+')
-    {
-        return Err(Error::MissingCrs {
-            path: name.into(),
-            reason: "its coordinate system is not WKT this service accepts: choose the coordinate system".into(),
-        });
-    }
-    Ok(w.to_string())
 }

@@ -4,6 +4,7 @@
 //! PostGIS (shared by many editors). Both keep the same tables; the rules that decide what a
 //! change means (`apply_change`) live here, once, so the two stores cannot drift apart.
 
+mod application;
 mod convert;
 mod gpkg;
 mod live;
@@ -11,6 +12,7 @@ pub mod migrate;
 pub mod token;
 mod typed;
 
+pub use application::{read_application, Application};
 pub use convert::{records_from_catalog, site_layers};
 pub use gpkg::{parse_date, GeoPackage};
 pub use live::{Live, Snapshot};

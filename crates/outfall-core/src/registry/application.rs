@@ -1,0 +1,226 @@
+//! A new-site application (`POST /sites`), read and checked next to `apply_change`, which
+//! checks its fields as it checks a `PATCH`: a GeoJSON FeatureCollection of disturbance
+//! polygons (`phase`, `start`, `end`) with a `site` member of the application's fields.
+//! Every refusal is an `Error::Input` whose message the server prefixes with
+//! "application: ".
+
+use super::{apply_change, join_parcel_ids, DisturbanceRecord, SiteRecord, OFFICER_FINDINGS};
+use crate::catalog::Catalog;
+use crate::error::{Error, Result};
+use crate::load::Feature;
+use serde_json::{Map, Value};
+
+/// An application read but not yet checked against the catalog: its site id (given, or a
+/// new random one), its fields and its features.
+#[derive(Debug)]
+pub struct Application {
+    pub site_id: String,
+    pub fields: Map<String, Value>,
+    pub features: Vec<Feature>,
+}
+
+/// Reads an application's body: JSON text, a usable FeatureCollection of at most
+/// `max_features` features, and a valid `site_id` (a new `A-XXXXXX` when none is given).
+pub fn read_application(body: &[u8], max_features: usize) -> Result<Application> {
+    let bad = |m: &str| Error::Input(m.to_string());
+    let text = std::str::from_utf8(body).map_err(|_| bad("the body is not UTF-8 text"))?;
+    let mut doc: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))
+        .map_err(|e| Error::Input(format!("not JSON: {e}")))?;
+    let mut fields = match doc.as_object_mut().and_then(|o| o.remove("site")) {
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(bad("\"site\" must be an object")),
+        None => Map::new(),
+    };
+    // A parse error is the reader's own (a format error), not prefixed as the others are.
+    let (features, problems) = crate::load::parse_geojson(&doc.to_string(), "application")?;
+    if let Some(p) = problems.first() {
+        return Err(Error::Input(format!("feature {}: {}", p.feature, p.reason)));
+    }
+    if features.len() > max_features {
+        return Err(Error::Input(format!("at most {max_features} features")));
+    }
+    let site_id = match fields.remove("site_id") {
+        Some(Value::String(s)) if valid_id(&s) => s,
+        Some(v) => {
+            return Err(Error::Input(format!(
+                "site_id {v} must be 1 to 40 letters, digits, '-' or '_'"
+            )))
+        }
+        None => new_site_id()?,
+    };
+    join_parcel_ids(&mut fields);
+    Ok(Application {
+        site_id,
+        fields,
+        features,
+    })
+}
+
+fn new_site_id() -> Result<String> {
+    let mut b = [0u8; 3];
+    getrandom::fill(&mut b)
+        .map_err(|e| Error::io("randomness", std::io::Error::other(e.to_string())))?;
+    Ok(format!("A-{}", hex::encode(b).to_uppercase()))
+}
+
+fn valid_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 40
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+impl Application {
+    /// The first field only the officer records: the status, the approval, or the
+    /// officer's findings and confirmations of an exemption (on the site or on a claim). An
+    /// applicant may claim an exemption and state its facts, never find or confirm it.
+    pub fn officer_field(&self) -> Option<&str> {
+        let in_claims = self
+            .fields
+            .get("exemption_claims")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_object)
+            .flat_map(|c| c.keys());
+        let officer_only: Vec<&str> = ["status", "swppp_approval", "approved_swppp"]
+            .into_iter()
+            .chain(OFFICER_FINDINGS)
+            .collect();
+        self.fields
+            .keys()
+            .chain(in_claims)
+            .map(String::as_str)
+            .find(|k| officer_only.contains(k))
+    }
+
+    /// The site record (version 1, `planned` unless the officer set a status) and its
+    /// disturbance records, refused as `POST /check` refuses a drawing: no polygon, across
+    /// the antimeridian, far from the data set.
+    pub fn into_records(
+        mut self,
+        catalog: &Catalog,
+        submitted_by: &str,
+    ) -> Result<(SiteRecord, Vec<DisturbanceRecord>)> {
+        let id = self.site_id;
+        self.fields
+            .entry("status")
+            .or_insert(Value::String("planned".into()));
+        let empty = SiteRecord {
+            site_id: id.clone(),
+            properties: Map::new(),
+            boundary: None,
+            version: 1,
+            retired: None,
+            submitted_by: Some(submitted_by.to_string()),
+        };
+        let (mut site, _) = apply_change(&empty, &self.fields, &catalog.manifest.words)?;
+        let outfall = site
+            .properties
+            .get("outfall")
+            .and_then(crate::load::value_text)
+            .and_then(|s| crate::load::parse_point(&s));
+        crate::screening::check_drawn(catalog, &id, &self.features, outfall)?;
+        let (polygons, disturbance) = phases_of(&id, &self.features)?;
+        site.boundary = Some(geo_types::Geometry::MultiPolygon(geo_types::MultiPolygon(
+            polygons,
+        )));
+        Ok((site, disturbance))
+    }
+}
+
+/// The application's polygons and its disturbance records, one per feature with a polygon;
+/// the error names a feature whose `start` or `end` is not a date.
+fn phases_of(
+    id: &str,
+    features: &[Feature],
+) -> Result<(Vec<geo_types::Polygon<f64>>, Vec<DisturbanceRecord>)> {
+    let mut polygons = Vec::new();
+    let mut disturbance = Vec::new();
+    for (n, f) in features.iter().enumerate() {
+        let text = |k: &str| f.properties.text(k);
+        for key in ["start", "end"] {
+            if let Some(d) = text(key) {
+                if crate::area::parse_date(&d).is_none() {
+                    return Err(Error::Input(format!(
+                        "feature {}: {key} '{d}' is not a date (YYYY-MM-DD)",
+                        f.id
+                    )));
+                }
+            }
+        }
+        let ps = crate::area::polygons_of(&f.geometry);
+        if ps.is_empty() {
+            continue;
+        }
+        polygons.extend(ps);
+        let mut properties = f.properties.to_map();
+        for k in ["phase", "start", "end", "site_id", "dist_id"] {
+            properties.remove(k);
+        }
+        disturbance.push(DisturbanceRecord {
+            site_id: id.to_string(),
+            dist_id: format!("{id}-{}", n + 1),
+            phase: text("phase").or(Some("1".into())),
+            start: text("start"),
+            end: text("end"),
+            properties,
+            geometry: f.geometry.clone(),
+        });
+    }
+    Ok((polygons, disturbance))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SQUARE: &str = r#"{"type":"Feature","properties":{"phase":"1","start":"2024-05-01"},"geometry":{"type":"Polygon","coordinates":[[[-76.2,43.1],[-76.199,43.1],[-76.199,43.101],[-76.2,43.101],[-76.2,43.1]]]}}"#;
+
+    fn doc(site: &str) -> Vec<u8> {
+        format!(r#"{{"type":"FeatureCollection","site":{site},"features":[{SQUARE}]}}"#)
+            .into_bytes()
+    }
+
+    fn input(e: Error) -> String {
+        match e {
+            Error::Input(m) => m,
+            other => panic!("not an input error: {other}"),
+        }
+    }
+
+    #[test]
+    fn site_ids_are_checked_or_made() {
+        let a = read_application(&doc(r#"{"site_id":"S-9","name":"x"}"#), 10).unwrap();
+        assert_eq!(a.site_id, "S-9");
+        assert_eq!(a.features.len(), 1);
+        let made = read_application(&doc(r#"{"name":"x"}"#), 10).unwrap();
+        assert!(made.site_id.starts_with("A-") && made.site_id.len() == 8);
+        let e = read_application(&doc(r#"{"site_id":"a b"}"#), 10).unwrap_err();
+        assert!(input(e).contains("site_id \"a b\" must be 1 to 40 letters"));
+    }
+
+    #[test]
+    fn refusals_say_what_is_wrong() {
+        assert_eq!(
+            input(read_application(b"\xff", 10).unwrap_err()),
+            "the body is not UTF-8 text"
+        );
+        assert!(input(read_application(b"{", 10).unwrap_err()).starts_with("not JSON: "));
+        let e = read_application(&doc("[1]"), 10).unwrap_err();
+        assert_eq!(input(e), "\"site\" must be an object");
+        let e = read_application(&doc("{}"), 0).unwrap_err();
+        assert_eq!(input(e), "at most 0 features");
+    }
+
+    #[test]
+    fn officer_fields_are_found_on_the_site_and_in_claims() {
+        let a = read_application(&doc(r#"{"name":"x","status":"active"}"#), 10).unwrap();
+        assert_eq!(a.officer_field(), Some("status"));
+        let claim = r#"{"exemption_claims":[{"code":"a","verified_by":"me"}]}"#;
+        let a = read_application(&doc(claim), 10).unwrap();
+        assert_eq!(a.officer_field(), Some("verified_by"));
+        let a = read_application(&doc(r#"{"name":"x"}"#), 10).unwrap();
+        assert_eq!(a.officer_field(), None);
+    }
+}
