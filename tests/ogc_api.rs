@@ -329,8 +329,11 @@ async fn impaired_table_is_a_collection_of_matched_waters() {
 /// in the route table is a route the OpenAPI document does not know.
 #[test]
 fn the_route_table_documents_every_route() {
-    let src =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/crates/outfall-server/src/lib.rs")).unwrap();
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/outfall-server/src/lib.rs"
+    ))
+    .unwrap();
     let undocumented: Vec<&str> = src
         .lines()
         .map(str::trim)

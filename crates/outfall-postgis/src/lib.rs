@@ -2,6 +2,7 @@
 //! `postgres` client runs on tokio, and the core builds without an async runtime.
 
 mod store;
+mod tx;
 
 pub use store::PostGis;
 
