@@ -9,6 +9,7 @@ mod convert;
 #[cfg(test)]
 mod fake_store;
 mod gpkg;
+mod gpkg_tx;
 mod live;
 pub mod migrate;
 pub mod rows;
