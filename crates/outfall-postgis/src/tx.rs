@@ -1,11 +1,12 @@
 //! The PostGIS store's write transaction: the core's primitives (`Tx`) as SQL. Its errors
 //! name the database as the store's reads do.
 
-use crate::store::{db_error, site_of, to_wkb, STYLE};
+use crate::rows::{db_error, site_of, to_wkb, STYLE};
 use outfall_core::error::{Error, Result};
 use outfall_core::record::{Inspection, RainfallDay};
 use outfall_core::registry::rows::SiteRow;
-use outfall_core::registry::{AuditRow, DisturbanceRecord, SiteRecord, TokenRecord, Tx};
+use outfall_core::registry::store::{AuditRow, Tx};
+use outfall_core::registry::{DisturbanceRecord, SiteRecord, TokenRecord};
 use postgres::error::SqlState;
 use postgres::types::ToSql;
 use postgres::Transaction;

@@ -236,7 +236,7 @@ pub fn add_token(store: &dyn Store, token: &TokenRecord) -> Result<()> {
 }
 
 /// The audit rows of a new site: one row per attribute set, and one for its polygons.
-pub fn creation_changes(site: &SiteRecord, polygons: usize) -> Vec<FieldChange> {
+fn creation_changes(site: &SiteRecord, polygons: usize) -> Vec<FieldChange> {
     let mut out: Vec<FieldChange> = site
         .properties
         .iter()
