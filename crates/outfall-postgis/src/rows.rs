@@ -54,4 +54,3 @@ pub(crate) fn site_of(r: &Row, geometry: bool) -> Result<SiteRecord> {
     }
     Ok(site)
 }
-

@@ -10,17 +10,19 @@ use crate::record::{Inspection, RainfallDay};
 use serde_json::{json, Map, Value};
 use std::sync::Mutex;
 
+/// An audit row kept: (site, action, field, old, new).
+type Audited = (
+    Option<String>,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
 #[derive(Clone, Default)]
 struct Tables {
     sites: Vec<SiteRecord>,
-    /// (site, action, field, old, new)
-    audit: Vec<(
-        Option<String>,
-        String,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    )>,
+    audit: Vec<Audited>,
 }
 
 #[derive(Default)]

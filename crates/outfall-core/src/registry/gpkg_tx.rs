@@ -82,7 +82,7 @@ pub(super) struct Rows<'a, 'c>(pub(super) &'a Transaction<'c>);
 
 impl Rows<'_, '_> {
     /// The site row's values, as `STYLE`'s statements take them: `tail` adds the submitter.
-    fn values<'v>(row: &'v SiteRow, tail: bool) -> Vec<&'v dyn ToSql> {
+    fn values(row: &SiteRow, tail: bool) -> Vec<&dyn ToSql> {
         let mut values: Vec<&dyn ToSql> = vec![&row.site_id];
         values.extend(row.columns.iter().map(|c| c as &dyn ToSql));
         values.extend([&row.attributes as &dyn ToSql, &row.version, &row.retired]);
