@@ -2,7 +2,8 @@
 //! site record, made typed: schema version 2 converts every existing row once, and seeding
 //! converts the file layers' rows the same way, so a registry holds codes and objects
 //! whatever wrote it. A value is converted only where `claims::read_claims` reads it with
-//! certainty; the rest keep their text and are flagged. Each converted or flagged field leaves an audit row by "migration" with the old value.
+//! certainty; the rest keep their text and are flagged. Each converted or flagged field
+//! leaves an audit row by "migration" with the old value.
 
 use super::store::{audit, Store, Tx};
 use super::{now_utc, FieldChange, SiteRecord, V2_TYPED_RECORD_SQL};
