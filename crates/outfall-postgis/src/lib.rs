@@ -1,7 +1,9 @@
 //! The site registry in PostgreSQL with PostGIS, kept apart from `outfall-core` because the
 //! `postgres` client runs on tokio, and the core builds without an async runtime.
 
+mod rows;
 mod store;
+mod tx;
 
 pub use store::PostGis;
 

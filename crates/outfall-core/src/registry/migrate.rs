@@ -1,10 +1,12 @@
-//! Rows written before the typed site record, made typed: schema version 2 converts every
-//! existing row once, and seeding converts the file layers' rows the same way, so a registry
-//! holds codes and objects whatever wrote it. A value is converted only where
-//! `claims::read_claims` reads it with certainty; the rest keep their text and are flagged.
-//! Each converted or flagged field leaves an audit row by "migration" with the old value.
+//! The schema's migrations, run by `run` for every store; and rows written before the typed
+//! site record, made typed: schema version 2 converts every existing row once, and seeding
+//! converts the file layers' rows the same way, so a registry holds codes and objects
+//! whatever wrote it. A value is converted only where `claims::read_claims` reads it with
+//! certainty; the rest keep their text and are flagged. Each converted or flagged field
+//! leaves an audit row by "migration" with the old value.
 
-use super::{FieldChange, SiteRecord};
+use super::store::{audit, Store, Tx};
+use super::{now_utc, FieldChange, SiteRecord, V2_TYPED_RECORD_SQL};
 use crate::claims::{self, lookup, Stated, SwpppApproval, Vocabulary};
 use crate::error::Result;
 use serde_json::{json, Map, Value};
@@ -94,28 +96,43 @@ fn approval_json(a: &SwpppApproval) -> Value {
     Value::Object(m)
 }
 
-/// A store's open transaction, as the conversion needs it.
-pub trait RowWriter {
-    /// Every site row, retired ones included.
-    fn site_rows(&mut self) -> Result<Vec<SiteRecord>>;
-    /// Writes a changed row in place (its version already bumped).
-    fn rewrite(&mut self, site: &SiteRecord) -> Result<()>;
-    /// One audit row by `WHO`.
-    fn note(&mut self, site_id: &str, action: &str, change: &FieldChange) -> Result<()>;
+/// Brings a store's schema and rows up to date, in one transaction: each migration not yet
+/// recorded in `outfall_migrations`, in order, then recorded. `first` is the store's own
+/// version 1; later versions are the same for every store. Never edit a released migration:
+/// add the next one.
+pub fn run(store: &dyn Store, first: &str, words: &Vocabulary) -> Result<()> {
+    let steps = [(1, first), (TYPED_RECORD_VERSION, V2_TYPED_RECORD_SQL)];
+    store.transaction(&mut |tx| {
+        let done = tx.schema_version()?;
+        for (version, sql) in steps.iter().filter(|(v, _)| *v > done) {
+            tx.run_sql(sql)?;
+            if *version == TYPED_RECORD_VERSION {
+                convert_rows(tx, words)?;
+            }
+            tx.record_version(*version, &now_utc())?;
+        }
+        Ok(())
+    })
 }
 
 /// The step of `TYPED_RECORD_VERSION`, inside the migration's transaction: each row that
 /// changes is written one version up (an editor holding the old ETag must read it again).
-pub fn convert_rows(w: &mut dyn RowWriter, words: &Vocabulary) -> Result<()> {
-    for site in w.site_rows()? {
+pub fn convert_rows(tx: &mut dyn Tx, words: &Vocabulary) -> Result<()> {
+    for site in tx.site_rows()? {
         let (mut next, notes) = upgrade_site(&site, words);
         if next.properties != site.properties {
             next.version += 1;
-            w.rewrite(&next)?;
+            tx.write_site(&next)?;
         }
-        for (action, change) in &notes {
-            w.note(&site.site_id, action, change)?;
-        }
+        note(tx, &site.site_id, &notes)?;
+    }
+    Ok(())
+}
+
+/// The audit rows of a conversion, one per field converted or flagged.
+pub fn note(tx: &mut dyn Tx, site_id: &str, notes: &[Note]) -> Result<()> {
+    for (action, change) in notes {
+        audit(tx, WHO, action, Some(site_id), std::slice::from_ref(change))?;
     }
     Ok(())
 }

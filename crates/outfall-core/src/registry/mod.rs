@@ -1,20 +1,27 @@
 //! The site registry: the town's live record of its sites, their disturbance polygons,
 //! inspections, manual rainfall, the audit trail and the access tokens. One trait, two
 //! stores: a GeoPackage file (the default, which QGIS opens and edits) and PostgreSQL with
-//! PostGIS (shared by many editors). Both keep the same tables; the rules that decide what a
-//! change means (`apply_change`) live here, once, so the two stores cannot drift apart.
+//! PostGIS (shared by many editors). Both keep the same tables and give the same few
+//! primitives (`Store`, `Tx`); the rules that decide what a change means (`apply_change`)
+//! and what a write does (`versioned`) live here, once, so the two stores cannot drift apart.
 
 mod application;
 mod convert;
+#[cfg(test)]
+mod fake_store;
 mod gpkg;
+mod gpkg_tx;
 mod live;
 pub mod migrate;
+pub mod rows;
+pub mod store;
 pub mod token;
 mod typed;
+mod versioned;
 
 pub use application::{read_application, Application};
 pub use convert::{records_from_catalog, site_layers};
-pub use gpkg::{parse_date, GeoPackage};
+pub use gpkg::GeoPackage;
 pub use live::{Live, Snapshot};
 pub use token::{AccessRole, Caller, TokenRecord};
 pub use typed::{drawn_fields, join_parcel_ids, normalize, CODED_FIELDS, OFFICER_FINDINGS};
@@ -90,7 +97,8 @@ pub struct AuditEntry {
 /// One field a change sets: (field, old value, new value).
 pub type FieldChange = (String, Value, Value);
 
-/// The store of the registry. Every write is one transaction, durable when it returns.
+/// The registry as the server and the command line use it. Every write is one transaction,
+/// durable when it returns. Every `Store` is one, its writes written once in `versioned`.
 pub trait Registry: Send + Sync {
     /// Where the registry is, for messages (a file path, or a database without its password).
     fn describe(&self) -> String;
@@ -204,21 +212,6 @@ pub fn now_utc() -> String {
 /// Today's date (UTC), for a retirement.
 pub fn today() -> String {
     chrono::Utc::now().date_naive().to_string()
-}
-
-/// The audit rows of a new site: one row per attribute set, and one for its polygons.
-pub fn creation_changes(site: &SiteRecord, polygons: usize) -> Vec<FieldChange> {
-    let mut out: Vec<FieldChange> = site
-        .properties
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::Null, v.clone()))
-        .collect();
-    out.push((
-        "disturbance".into(),
-        Value::Null,
-        Value::String(format!("{polygons} polygon(s)")),
-    ));
-    out
 }
 
 #[cfg(test)]

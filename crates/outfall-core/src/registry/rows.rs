@@ -1,0 +1,231 @@
+//! A site as a row of the `sites` table, and the SQL that reads and writes that row, for
+//! every store. The columns come from `SITE_COLUMNS` alone, so a new column is one edit here
+//! rather than one per store and statement; the stores differ only in `SqlStyle`.
+
+use super::{SiteRecord, SITE_COLUMNS};
+use crate::error::{Error, Result};
+use serde_json::{Map, Value};
+
+/// The columns after a site's own, in the order they are read and written.
+const TAIL: [&str; 4] = ["attributes", "version", "retired", "submitted_by"];
+
+/// Where each part of a site row is among the columns of `SqlStyle::select_sites`: the
+/// `site_id` first, then `SITE_COLUMNS` from index 1, then these.
+pub const ATTRIBUTES_AT: usize = 1 + SITE_COLUMNS.len();
+pub const VERSION_AT: usize = ATTRIBUTES_AT + 1;
+pub const RETIRED_AT: usize = ATTRIBUTES_AT + 2;
+pub const SUBMITTED_BY_AT: usize = ATTRIBUTES_AT + 3;
+pub const GEOM_AT: usize = ATTRIBUTES_AT + 4;
+
+/// What a store's SQL writes differently from another's.
+pub struct SqlStyle {
+    /// The character before a parameter's number: `?` (SQLite), `$` (PostgreSQL).
+    pub marker: char,
+    /// The geometry parameter as the store takes it, given the parameter's marker.
+    pub geom_in: fn(String) -> String,
+    /// The geometry column as the store gives it back (GeoPackage blob, or WKB).
+    pub geom_out: &'static str,
+}
+
+fn row_columns() -> impl Iterator<Item = &'static str> {
+    std::iter::once("site_id").chain(SITE_COLUMNS).chain(TAIL)
+}
+
+impl SqlStyle {
+    fn param(&self, number: usize) -> String {
+        format!("{}{number}", self.marker)
+    }
+
+    /// Every column of a site row, and its geometry last (at `GEOM_AT`) when asked.
+    pub fn select_sites(&self, geometry: bool) -> String {
+        let mut columns: Vec<&str> = row_columns().collect();
+        if geometry {
+            columns.push(self.geom_out);
+        }
+        format!("SELECT {} FROM sites", columns.join(", "))
+    }
+
+    /// A new row: the parameters in `select_sites` order, the geometry last.
+    pub fn insert_site(&self) -> String {
+        let mut columns: Vec<&str> = row_columns().collect();
+        columns.push("geom");
+        let n = columns.len();
+        let mut params: Vec<String> = (1..n).map(|i| self.param(i)).collect();
+        params.push((self.geom_in)(self.param(n)));
+        format!(
+            "INSERT INTO sites ({}) VALUES ({})",
+            columns.join(", "),
+            params.join(", ")
+        )
+    }
+
+    /// A row rewritten in place: `site_id` is the first parameter, then the site's columns,
+    /// attributes, version and retirement. The submitter and the geometry never change.
+    pub fn update_site(&self) -> String {
+        let set: Vec<String> = row_columns()
+            .skip(1)
+            .take(SITE_COLUMNS.len() + 3)
+            .enumerate()
+            .map(|(i, c)| format!("{c}={}", self.param(i + 2)))
+            .collect();
+        format!(
+            "UPDATE sites SET {} WHERE site_id={}",
+            set.join(", "),
+            self.param(1)
+        )
+    }
+}
+
+/// A site's values as its row holds them: each of `SITE_COLUMNS` as text, every other
+/// attribute in the `attributes` JSON. The boundary is the store's to encode.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SiteRow {
+    pub site_id: String,
+    /// One per `SITE_COLUMNS`, in its order.
+    pub columns: Vec<Option<String>>,
+    pub attributes: String,
+    pub version: i64,
+    pub retired: Option<String>,
+    pub submitted_by: Option<String>,
+}
+
+impl SiteRow {
+    pub fn of(site: &SiteRecord) -> SiteRow {
+        let p = &site.properties;
+        let extra: Map<String, Value> = p
+            .iter()
+            .filter(|(k, _)| !SITE_COLUMNS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        SiteRow {
+            site_id: site.site_id.clone(),
+            columns: SITE_COLUMNS
+                .iter()
+                .map(|c| p.get(*c).and_then(crate::load::value_text))
+                .collect(),
+            attributes: Value::Object(extra).to_string(),
+            version: site.version,
+            retired: site.retired.clone(),
+            submitted_by: site.submitted_by.clone(),
+        }
+    }
+
+    /// The record, without its boundary; a column's text wins over the same key in the
+    /// JSON (QGIS edits the column).
+    pub fn record(self) -> SiteRecord {
+        let mut properties = parse_json(&self.attributes);
+        for (col, v) in SITE_COLUMNS.iter().zip(self.columns) {
+            if let Some(v) = v {
+                properties.insert(col.to_string(), Value::String(v));
+            }
+        }
+        SiteRecord {
+            site_id: self.site_id,
+            properties,
+            boundary: None,
+            version: self.version,
+            retired: self.retired,
+            submitted_by: self.submitted_by,
+        }
+    }
+}
+
+/// A JSON object column; anything else (an edit that broke it) reads as empty.
+pub fn parse_json(text: &str) -> Map<String, Value> {
+    match serde_json::from_str(text) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+/// An audit value as stored: JSON, or (written by another program) plain text.
+pub fn audit_value(text: Option<String>) -> Option<Value> {
+    text.map(|t| serde_json::from_str(&t).unwrap_or(Value::String(t)))
+}
+
+/// A stored geometry the store could not decode.
+pub fn bad_geometry(store: &str, table: &str, id: &str, e: impl std::fmt::Display) -> Error {
+    Error::Registry {
+        store: format!("{store} table {table}"),
+        reason: format!("feature {id}: unreadable geometry: {e}"),
+    }
+}
+
+pub fn parse_date(table: &str, id: &str, text: &str) -> Result<chrono::NaiveDate> {
+    crate::area::parse_date(text).ok_or_else(|| Error::Registry {
+        store: format!("table {table}"),
+        reason: format!("{id}: '{text}' is not a date (YYYY-MM-DD)"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SQLITE: SqlStyle = SqlStyle {
+        marker: '?',
+        geom_in: |p| p,
+        geom_out: "geom",
+    };
+    const POSTGRES: SqlStyle = SqlStyle {
+        marker: '$',
+        geom_in: |p| format!("ST_GeomFromWKB({p}, 4326)"),
+        geom_out: "ST_AsBinary(geom)",
+    };
+
+    /// The statements the stores ran before they were derived from `SITE_COLUMNS`.
+    #[test]
+    fn the_statements_are_the_ones_the_stores_wrote_by_hand() {
+        let cols = "site_id, name, status, approved_swppp, applicant, address, parcel_ids, \
+                    outfall, exemptions, attributes, version, retired, submitted_by";
+        assert_eq!(
+            SQLITE.select_sites(true),
+            format!("SELECT {cols}, geom FROM sites")
+        );
+        assert_eq!(
+            POSTGRES.select_sites(true),
+            format!("SELECT {cols}, ST_AsBinary(geom) FROM sites")
+        );
+        assert_eq!(
+            POSTGRES.insert_site(),
+            format!(
+                "INSERT INTO sites ({cols}, geom) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
+                 $10, $11, $12, $13, ST_GeomFromWKB($14, 4326))"
+            )
+        );
+        assert_eq!(
+            SQLITE.update_site(),
+            "UPDATE sites SET name=?2, status=?3, approved_swppp=?4, applicant=?5, address=?6, \
+             parcel_ids=?7, outfall=?8, exemptions=?9, attributes=?10, version=?11, retired=?12 \
+             WHERE site_id=?1"
+        );
+        assert_eq!(GEOM_AT, 13);
+    }
+
+    #[test]
+    fn a_row_splits_columns_from_attributes_and_reads_back_the_same() {
+        let site = SiteRecord {
+            site_id: "S1".into(),
+            properties: serde_json::json!({"name": "Lot 4", "status": "planned",
+                "land_use": "agricultural", "common_plan": false})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+            boundary: None,
+            version: 3,
+            retired: None,
+            submitted_by: Some("app".into()),
+        };
+        let row = SiteRow::of(&site);
+        assert_eq!(row.columns[0].as_deref(), Some("Lot 4"));
+        assert_eq!(row.columns[1].as_deref(), Some("planned"));
+        assert!(row.columns[2..].iter().all(Option::is_none));
+        assert_eq!(
+            parse_json(&row.attributes),
+            *serde_json::json!({"land_use": "agricultural", "common_plan": false})
+                .as_object()
+                .unwrap_or(&Map::new())
+        );
+        assert_eq!(row.record(), site);
+    }
+}

@@ -1,0 +1,111 @@
+//! What a store gives the registry: its reads, and one write transaction with a few
+//! primitive operations on it (rows in and rows out, no rules). What a write means (the
+//! If-Match check, the change, the audit rows, the version) is written once, above these,
+//! in `versioned` and `migrate`, for every store.
+
+use super::{now_utc, AuditEntry, DisturbanceRecord, FieldChange, SiteRecord, TokenRecord};
+use crate::error::Result;
+use crate::record::{Inspection, RainfallDay};
+
+/// A place the registry is kept (a GeoPackage file, a PostGIS database). Every `Store` is a
+/// `Registry` (see `versioned`).
+pub trait Store: Send + Sync {
+    /// Where the registry is, for messages (a file path, or a database without its password).
+    fn describe(&self) -> String;
+    /// A number that changes whenever another writer (QGIS, another server) commits.
+    fn change_stamp(&self) -> Result<i64>;
+    /// Whether the sites were seeded (or created) already.
+    fn is_seeded(&self) -> Result<bool>;
+    /// Every site with its boundary, retired ones included, in the order they were stored.
+    fn sites(&self) -> Result<Vec<SiteRecord>>;
+    /// Every disturbance polygon that has a geometry, in the order they were stored.
+    fn disturbance(&self) -> Result<Vec<DisturbanceRecord>>;
+    /// Every inspection, by date.
+    fn inspections(&self) -> Result<Vec<Inspection>>;
+    /// The rainfall entered by hand, by date and source.
+    fn rainfall(&self) -> Result<Vec<RainfallDay>>;
+    /// The audit rows of one site, oldest first.
+    fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>>;
+    /// A token that is not revoked.
+    fn token(&self, token_id: &str) -> Result<Option<TokenRecord>>;
+    /// Runs `work` in one transaction that holds the store's write lock for whatever it
+    /// reads, so two writers never both read a version and then both write it. Commits when
+    /// `work` succeeds (durable when this returns) and rolls back when it fails.
+    fn transaction(&self, work: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()>;
+}
+
+/// One open write transaction of a store.
+pub trait Tx {
+    /// The site's row, locked until the transaction ends.
+    fn site_for_update(&mut self, id: &str) -> Result<Option<SiteRecord>>;
+    /// Every site row, locked, without boundaries (a row rewrite never touches them).
+    fn site_rows(&mut self) -> Result<Vec<SiteRecord>>;
+    /// A new row with the site's boundary; `Error::Exists` when the id is taken.
+    fn insert_site(&mut self, site: &SiteRecord) -> Result<()>;
+    /// Rewrites the site's row in place: its columns, attributes, version and retirement.
+    fn write_site(&mut self, site: &SiteRecord) -> Result<()>;
+    fn insert_disturbance(&mut self, polygon: &DisturbanceRecord) -> Result<()>;
+    /// A new inspection row, recorded by `who` at `at`.
+    fn insert_inspection(&mut self, inspection: &Inspection, who: &str, at: &str) -> Result<()>;
+    /// The rain stored for one day and source, locked until the transaction ends.
+    fn rain_for_update(&mut self, day: &RainfallDay) -> Result<Option<f64>>;
+    /// Stores the rain of one day and source, replacing what was stored.
+    fn put_rainfall(&mut self, day: &RainfallDay, who: &str, at: &str) -> Result<()>;
+    fn insert_token(&mut self, token: &TokenRecord) -> Result<()>;
+    /// A new row of `outfall_meta`.
+    fn insert_meta(&mut self, key: &str, value: &str) -> Result<()>;
+    /// One row of the audit trail.
+    fn audit(&mut self, row: &AuditRow) -> Result<()>;
+    /// The highest schema version applied (0 for a new store), after taking whatever lock
+    /// keeps two programs from migrating at once and creating the bookkeeping table.
+    fn schema_version(&mut self) -> Result<i64>;
+    /// Runs a migration's SQL.
+    fn run_sql(&mut self, sql: &str) -> Result<()>;
+    /// Records that schema `version` was applied at `at`.
+    fn record_version(&mut self, version: i64, at: &str) -> Result<()>;
+}
+
+/// One audit row as stored: the values are JSON text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditRow<'a> {
+    pub at: &'a str,
+    pub who: &'a str,
+    pub action: &'a str,
+    pub site_id: Option<&'a str>,
+    pub field: Option<&'a str>,
+    pub old_value: Option<String>,
+    pub new_value: Option<String>,
+}
+
+/// The audit rows of one write, all at one time: a row per changed field, or one bare row
+/// when no field is named.
+pub fn audit(
+    tx: &mut dyn Tx,
+    who: &str,
+    action: &str,
+    site_id: Option<&str>,
+    changes: &[FieldChange],
+) -> Result<()> {
+    let at = now_utc();
+    let bare = AuditRow {
+        at: &at,
+        who,
+        action,
+        site_id,
+        field: None,
+        old_value: None,
+        new_value: None,
+    };
+    if changes.is_empty() {
+        tx.audit(&bare)?;
+    }
+    for (field, old, new) in changes {
+        tx.audit(&AuditRow {
+            field: Some(field),
+            old_value: Some(old.to_string()),
+            new_value: Some(new.to_string()),
+            ..bare.clone()
+        })?;
+    }
+    Ok(())
+}

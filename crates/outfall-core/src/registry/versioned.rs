@@ -1,0 +1,251 @@
+//! The registry's writes, written once for every store: each is one transaction of the
+//! store's primitives (`Tx`), and a site's edit checks the version it was read at (If-Match),
+//! applies the change by `apply_change`, writes the row one version up and leaves an audit
+//! row per field. A store only moves rows; what the rows must say is decided here.
+
+use super::migrate;
+use super::store::{audit, Store, Tx};
+use super::{
+    apply_change, now_utc, today, AuditEntry, DisturbanceRecord, FieldChange, Registry, SiteRecord,
+    TokenRecord,
+};
+use crate::claims::Vocabulary;
+use crate::error::{Error, Result};
+use crate::record::{Inspection, RainfallDay};
+use serde_json::{Map, Value};
+
+impl<S: Store> Registry for S {
+    fn describe(&self) -> String {
+        Store::describe(self)
+    }
+    fn change_stamp(&self) -> Result<i64> {
+        Store::change_stamp(self)
+    }
+    fn is_seeded(&self) -> Result<bool> {
+        Store::is_seeded(self)
+    }
+    fn seed(
+        &self,
+        sites: &[SiteRecord],
+        polygons: &[DisturbanceRecord],
+        words: &Vocabulary,
+    ) -> Result<()> {
+        seed(self, sites, polygons, words)
+    }
+    fn sites(&self) -> Result<Vec<SiteRecord>> {
+        Store::sites(self)
+    }
+    fn disturbance(&self) -> Result<Vec<DisturbanceRecord>> {
+        Store::disturbance(self)
+    }
+    fn create_site(
+        &self,
+        site: &SiteRecord,
+        polygons: &[DisturbanceRecord],
+        who: &str,
+    ) -> Result<SiteRecord> {
+        create_site(self, site, polygons, who)
+    }
+    fn update_site(
+        &self,
+        id: &str,
+        if_version: i64,
+        change: &Map<String, Value>,
+        words: &Vocabulary,
+        who: &str,
+    ) -> Result<SiteRecord> {
+        update_site(self, id, if_version, change, words, who)
+    }
+    fn retire_site(&self, id: &str, if_version: i64, who: &str) -> Result<SiteRecord> {
+        retire_site(self, id, if_version, who)
+    }
+    fn add_inspection(&self, inspection: &Inspection, who: &str) -> Result<()> {
+        add_inspection(self, inspection, who)
+    }
+    fn inspections(&self) -> Result<Vec<Inspection>> {
+        Store::inspections(self)
+    }
+    fn add_rainfall(&self, day: &RainfallDay, who: &str) -> Result<()> {
+        add_rainfall(self, day, who)
+    }
+    fn rainfall(&self) -> Result<Vec<RainfallDay>> {
+        Store::rainfall(self)
+    }
+    fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>> {
+        Store::history(self, site_id)
+    }
+    fn add_token(&self, token: &TokenRecord) -> Result<()> {
+        add_token(self, token)
+    }
+    fn token(&self, token_id: &str) -> Result<Option<TokenRecord>> {
+        Store::token(self, token_id)
+    }
+}
+
+/// Runs `work` in one transaction of `store` and gives back what it made.
+fn write<T>(store: &dyn Store, mut work: impl FnMut(&mut dyn Tx) -> Result<T>) -> Result<T> {
+    let mut out = None;
+    store.transaction(&mut |tx| {
+        out = Some(work(tx)?);
+        Ok(())
+    })?;
+    out.ok_or_else(|| Error::Registry {
+        store: store.describe(),
+        reason: "the transaction committed without running".into(),
+    })
+}
+
+/// The site's row, locked, if it is still at `if_version`.
+fn current(tx: &mut dyn Tx, id: &str, if_version: i64) -> Result<SiteRecord> {
+    let site = tx.site_for_update(id)?.ok_or_else(|| Error::NotFound {
+        kind: "site",
+        id: id.to_string(),
+    })?;
+    if site.version != if_version {
+        return Err(Error::Conflict {
+            kind: "site",
+            id: id.to_string(),
+            current: site.version,
+        });
+    }
+    Ok(site)
+}
+
+/// Fills an empty registry from the file layers, each site converted to the typed record
+/// as a migration converts a stored row, with the audit of where each came from.
+pub fn seed(
+    store: &dyn Store,
+    sites: &[SiteRecord],
+    polygons: &[DisturbanceRecord],
+    words: &Vocabulary,
+) -> Result<()> {
+    write(store, |tx| {
+        for site in sites {
+            let (typed, notes) = migrate::upgrade_site(site, words);
+            tx.insert_site(&typed)?;
+            let from = Value::String("the file layers".into());
+            let source = ("source".into(), Value::Null, from);
+            audit(tx, "outfall", "seed", Some(&site.site_id), &[source])?;
+            migrate::note(tx, &site.site_id, &notes)?;
+        }
+        for polygon in polygons {
+            tx.insert_disturbance(polygon)?;
+        }
+        tx.insert_meta("seeded", &now_utc())?;
+        let note = Value::String(format!("{} sites from the file layers", sites.len()));
+        audit(
+            tx,
+            "outfall",
+            "seed",
+            None,
+            &[("sites".into(), Value::Null, note)],
+        )
+    })
+}
+
+/// Stores a new site with its polygons; `Error::Exists` when the id is taken.
+pub fn create_site(
+    store: &dyn Store,
+    site: &SiteRecord,
+    polygons: &[DisturbanceRecord],
+    who: &str,
+) -> Result<SiteRecord> {
+    write(store, |tx| {
+        tx.insert_site(site)?;
+        for polygon in polygons {
+            tx.insert_disturbance(polygon)?;
+        }
+        let changes = creation_changes(site, polygons.len());
+        audit(tx, who, "create", Some(&site.site_id), &changes)?;
+        Ok(site.clone())
+    })
+}
+
+/// Applies `change` if the site is still at `if_version`: the new row one version up and
+/// an audit row per field, or nothing at all when the change changes nothing.
+pub fn update_site(
+    store: &dyn Store,
+    id: &str,
+    if_version: i64,
+    change: &Map<String, Value>,
+    words: &Vocabulary,
+    who: &str,
+) -> Result<SiteRecord> {
+    write(store, |tx| {
+        let site = current(tx, id, if_version)?;
+        let (mut next, changes) = apply_change(&site, change, words)?;
+        if changes.is_empty() {
+            return Ok(site);
+        }
+        next.version += 1;
+        tx.write_site(&next)?;
+        audit(tx, who, "update", Some(id), &changes)?;
+        Ok(next)
+    })
+}
+
+/// Marks the site retired today (the row is kept) if it is still at `if_version`.
+pub fn retire_site(store: &dyn Store, id: &str, if_version: i64, who: &str) -> Result<SiteRecord> {
+    write(store, |tx| {
+        let site = current(tx, id, if_version)?;
+        let day = today();
+        let mut next = site.clone();
+        next.retired = Some(day.clone());
+        next.version += 1;
+        tx.write_site(&next)?;
+        let old = site.retired.map(Value::String).unwrap_or(Value::Null);
+        let change = ("retired".to_string(), old, Value::String(day));
+        audit(tx, who, "retire", Some(id), &[change])?;
+        Ok(next)
+    })
+}
+
+pub fn add_inspection(store: &dyn Store, inspection: &Inspection, who: &str) -> Result<()> {
+    write(store, |tx| {
+        tx.insert_inspection(inspection, who, &now_utc())?;
+        let value = serde_json::to_value(inspection).unwrap_or(Value::Null);
+        let change = ("inspection".into(), Value::Null, value);
+        audit(tx, who, "inspect", Some(&inspection.site_id), &[change])
+    })
+}
+
+/// Records (or corrects) the rain of one day from one source, auditing the old amount.
+pub fn add_rainfall(store: &dyn Store, day: &RainfallDay, who: &str) -> Result<()> {
+    write(store, |tx| {
+        let old = tx.rain_for_update(day)?;
+        tx.put_rainfall(day, who, &now_utc())?;
+        let field = format!("rainfall {} ({})", day.date, day.source);
+        let old = old.map(Value::from).unwrap_or(Value::Null);
+        audit(
+            tx,
+            who,
+            "rainfall",
+            None,
+            &[(field, old, Value::from(day.rain_in))],
+        )
+    })
+}
+
+pub fn add_token(store: &dyn Store, token: &TokenRecord) -> Result<()> {
+    write(store, |tx| {
+        tx.insert_token(token)?;
+        let note = Value::String(format!("{} ({})", token.name, token.role.as_str()));
+        let change = ("token".into(), Value::Null, note);
+        audit(tx, "outfall token create", "token", None, &[change])
+    })
+}
+
+/// The audit rows of a new site: one row per attribute set, and one for its polygons.
+fn creation_changes(site: &SiteRecord, polygons: usize) -> Vec<FieldChange> {
+    let mut out: Vec<FieldChange> = site
+        .properties
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::Null, v.clone()))
+        .collect();
+    out.push((
+        "disturbance".into(),
+        Value::Null,
+        Value::String(format!("{polygons} polygon(s)")),
+    ));
+    out
+}
