@@ -2,7 +2,8 @@
 //! role (401 without a valid token, 403 with the wrong role), the version `If-Match` names
 //! (428 without it), and the registry's blocking work run off the async threads.
 
-use super::{ApiError, ApiResult, AppState};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
 use axum::http::{header, HeaderMap, HeaderValue};
 use outfall_core::registry::{token, AccessRole, Caller, Live};
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! or query string answers problem+json like every other error (axum's own answer plain
 //! text).
 
-use super::ApiError;
+use crate::error::ApiError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;

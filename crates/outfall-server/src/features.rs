@@ -1,11 +1,12 @@
 //! OGC API – Features, Part 1 Core with GeoJSON: landing page, conformance, collections and
 //! items, so QGIS and GDAL read every layer with no extra code.
 
-use super::extract::Path;
-use super::geojson_write::{write_page, PageMeta};
-use super::limits::{blocking, secs};
-use super::params::{ItemQuery, ItemsQuery, JsonOnly, PageQuery, Params};
-use super::{ApiError, ApiResult, AppState};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Path;
+use crate::geojson_write::{write_page, PageMeta};
+use crate::limits::{blocking, secs};
+use crate::params::{ItemQuery, ItemsQuery, JsonOnly, PageQuery, Params};
+use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
@@ -83,7 +84,7 @@ pub async fn landing(
         "links": [
             {"href": format!("{base}/?f=json"), "rel": "self", "type": "application/json", "title": "This document"},
             {"href": format!("{base}/?f=html"), "rel": "alternate", "type": "text/html", "title": "Map viewer"},
-            {"href": format!("{base}/api"), "rel": "service-desc", "type": super::openapi::OPENAPI_JSON, "title": "OpenAPI 3.0 definition"},
+            {"href": format!("{base}/api"), "rel": "service-desc", "type": crate::openapi::OPENAPI_JSON, "title": "OpenAPI 3.0 definition"},
             {"href": format!("{base}/api?f=html"), "rel": "service-doc", "type": "text/html", "title": "API documentation"},
             {"href": format!("{base}/conformance"), "rel": "conformance", "type": "application/json", "title": "Conformance classes"},
             {"href": format!("{base}/collections"), "rel": "data", "type": "application/json", "title": "Collections"},
@@ -116,7 +117,7 @@ pub async fn config(State(st): State<AppState>, _: Params<JsonOnly>) -> Json<Val
         "bbox": bbox,
         "basemap": st.catalog.manifest.basemap,
         "collections": st.catalog.layers.iter().map(|l| l.collection_id.clone()).collect::<Vec<_>>(),
-        "max_upload_bytes": super::MAX_UPLOAD_BYTES,
+        "max_upload_bytes": crate::state::MAX_UPLOAD_BYTES,
     }))
 }
 

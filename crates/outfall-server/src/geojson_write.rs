@@ -7,7 +7,7 @@
 //! sorted by key (no `preserve_order`), so every object below writes its keys in sorted
 //! order, and numbers get serde_json's digits (the shortest that read back, `null` when not finite).
 
-use super::AppState;
+use crate::state::AppState;
 use geo_types::{Coord, Geometry, LineString, Polygon};
 use outfall_core::attributes::Properties;
 use outfall_core::catalog::Layer;

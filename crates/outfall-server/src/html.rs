@@ -1,7 +1,7 @@
 //! The printable one-page site report: the findings with their clauses, an SVG inset map
 //! of the site and the start of its downstream path, and the data sources with hashes.
 
-use super::AppState;
+use crate::state::AppState;
 use geo_types::{Coord, Geometry, LineString, Rect};
 use outfall_core::config::Role;
 use outfall_core::measure::LocalFrame;

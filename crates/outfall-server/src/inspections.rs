@@ -2,8 +2,9 @@
 //! `GET /inspections/due.html` (the printable day sheet). Both take `?as_of=YYYY-MM-DD`
 //! (default: today). The core works the list out; this only picks the records and renders.
 
-use super::params::{DueQuery, Params};
-use super::{ApiError, ApiResult, AppState};
+use crate::error::{ApiError, ApiResult};
+use crate::params::{DueQuery, Params};
+use crate::state::AppState;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
@@ -30,7 +31,7 @@ fn records(st: &AppState) -> ApiResult<(Vec<Inspection>, Vec<RainfallDay>)> {
 async fn due_list(st: &AppState, as_of: NaiveDate) -> ApiResult<DueList> {
     let st = st.clone();
     let deadline = st.limits.work_timeout;
-    super::limits::blocking(
+    crate::limits::blocking(
         deadline,
         move || {
             let (inspections, manual_rain) = records(&st)?;

@@ -16,12 +16,14 @@ mod params;
 mod registry;
 mod serve;
 mod sites;
+mod state;
 mod tiles;
 mod uploads;
 
 pub use error::{ApiError, ApiResult};
 pub use limits::{Limits, DRAIN_MAX_BYTES, DRAIN_MAX_TIME, MAX_UPLOAD_VERTICES, UPLOAD_TYPES};
 pub use serve::{serve, ServeOptions};
+pub use state::{AppState, MAX_UPLOAD_BYTES, MAX_UPLOAD_FEATURES};
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -31,13 +33,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Extension;
 use axum::Router;
-use outfall_core::catalog::Catalog;
-use outfall_core::report::Report;
-use outfall_core::screening;
-use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use tokio::sync::Semaphore;
+use std::sync::Arc;
 use tower::ServiceExt;
 use tower_http::compression::CompressionLayer;
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -46,11 +42,6 @@ use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-
-/// Largest accepted `POST /check` body.
-pub const MAX_UPLOAD_BYTES: usize = outfall_core::load::UploadLimits::DEFAULT.max_bytes;
-/// Largest number of features in one uploaded check.
-pub const MAX_UPLOAD_FEATURES: usize = outfall_core::load::UploadLimits::DEFAULT.max_features;
 
 /// The viewer's Content-Security-Policy: its own scripts and styles (inline styles for the
 /// printable report), MapLibre's blob: workers, data:/blob: images, a basemap over https:,
@@ -62,93 +53,6 @@ object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
 
 /// Cache lifetime of a successful GET; errors and POST answers are never cached.
 const CACHE_OK: &str = "public, max-age=300";
-
-#[derive(Clone)]
-pub struct AppState {
-    pub catalog: Arc<Catalog>,
-    pub web_dir: PathBuf,
-    /// Site reports, computed once at start-up: the data do not change while serving.
-    pub reports: Arc<HashMap<String, Report>>,
-    pub tile_cache: Arc<Mutex<outfall_core::tiles::TileCache>>,
-    pub limits: Limits,
-    /// Scheme, host and optional path prefix of absolute links (`--public-url`); never
-    /// taken from a request's Host header.
-    pub public_url: Arc<str>,
-    checks: Arc<Semaphore>,
-    /// The site registry, when sites are edited live; `None` serves the file layers
-    /// read-only. With it, each request sees its current snapshot (`live::Served`).
-    pub registry: Option<Arc<outfall_core::registry::Live>>,
-}
-
-impl AppState {
-    /// The state with default limits and links under `http://localhost`.
-    pub fn new(catalog: Arc<Catalog>, web_dir: PathBuf) -> AppState {
-        let reports = catalog
-            .sites
-            .iter()
-            .filter_map(|s| {
-                screening::check_site(&catalog, &s.id)
-                    .ok()
-                    .map(|r| (s.id.clone(), r))
-            })
-            .collect();
-        let limits = Limits::default();
-        AppState {
-            catalog,
-            web_dir,
-            reports: Arc::new(reports),
-            tile_cache: Arc::new(Mutex::new(outfall_core::tiles::TileCache::default())),
-            limits,
-            public_url: Arc::from("http://localhost"),
-            checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
-            registry: None,
-        }
-    }
-
-    /// The state over a live registry: its sites, already checked, replace the file layers'.
-    pub fn with_registry(web_dir: PathBuf, live: Arc<outfall_core::registry::Live>) -> AppState {
-        let snap = live.snapshot();
-        let limits = Limits::default();
-        AppState {
-            catalog: snap.catalog.clone(),
-            web_dir,
-            reports: snap.reports.clone(),
-            tile_cache: Arc::new(Mutex::new(outfall_core::tiles::TileCache::default())),
-            limits,
-            public_url: Arc::from("http://localhost"),
-            checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
-            registry: Some(live),
-        }
-    }
-
-    /// How this state's layers are presented: its catalog with its reports.
-    pub fn presentation(&self) -> outfall_core::presentation::Presentation<'_> {
-        outfall_core::presentation::Presentation::new(&self.catalog, &self.reports)
-    }
-
-    pub fn with_limits(mut self, limits: Limits) -> AppState {
-        self.checks = Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1)));
-        self.limits = limits;
-        self
-    }
-
-    /// Absolute links start with `url` (`http://` or `https://`, a host, an optional path
-    /// prefix; a trailing `/` is dropped).
-    pub fn with_public_url(mut self, url: &str) -> Result<AppState, String> {
-        let url = url.trim().trim_end_matches('/');
-        let uri: axum::http::Uri = url
-            .parse()
-            .map_err(|e| format!("public URL '{url}' is not a URL: {e}"))?;
-        let scheme_ok = matches!(uri.scheme_str(), Some("http") | Some("https"));
-        if !scheme_ok || uri.authority().is_none() || uri.query().is_some() {
-            return Err(format!(
-                "public URL '{url}' must be http(s)://host[:port][/prefix]"
-            ));
-        }
-        self.public_url = Arc::from(url);
-        Ok(self)
-    }
-}
 
 /// Every route of the service. Each `routes!` line registers a handler and its OpenAPI
 /// description together (the handler's `#[utoipa::path]` gives path and method), so `/api`

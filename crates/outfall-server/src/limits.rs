@@ -2,7 +2,7 @@
 //! tokio's blocking pool under a deadline, uploads are read under a deadline and a size
 //! limit, and an oversized upload is drained (boundedly) so the client reads its 413.
 
-use super::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult};
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap};
 use http_body_util::BodyExt;

@@ -3,7 +3,7 @@
 //! catalog and reports of its current snapshot, and a tile cache that is new whenever the
 //! snapshot is (so the map's tiles show an edit at once).
 
-use super::AppState;
+use crate::state::AppState;
 use axum::extract::FromRef;
 use outfall_core::tiles::TileCache;
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,7 @@
 //! every client that does not ask for HTML first, and a 400 naming any query parameter a
 //! resource does not know (OGC API – Features Part 1, /req/core/query-param-unknown).
 
-use super::ApiError;
+use crate::error::ApiError;
 use axum::http::{header, HeaderMap};
 use std::collections::HashMap;
 

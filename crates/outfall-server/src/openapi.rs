@@ -3,8 +3,9 @@
 //! gives its path, method and parameters, and `app()` registers the handler and its
 //! description in one `routes!` call, so the document cannot list a route the server lacks.
 
-use super::params::{PageQuery, Params};
-use super::{ApiResult, AppState};
+use crate::error::ApiResult;
+use crate::params::{PageQuery, Params};
+use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};

@@ -4,9 +4,9 @@
 //! /req/core/query-param-unknown, applied to every resource), then parses the values, so a
 //! bad value answers a 400 that names its parameter before the handler runs.
 
-use super::extract::Query;
-use super::negotiate::{check_query, wants_html};
-use super::ApiError;
+use crate::error::ApiError;
+use crate::extract::Query;
+use crate::negotiate::{check_query, wants_html};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::HeaderMap;

@@ -4,11 +4,12 @@
 //! `If-Match` with the version read (428 without, 412 when stale). Every write answers the
 //! site's new report, checked by the same rules as `POST /check`.
 
-use super::access::{authorize, etag, if_match, live, off_thread};
-use super::extract::Path;
-use super::limits::read_upload;
-use super::params::{JsonOnly, Params};
-use super::{ApiError, ApiResult, AppState, MAX_UPLOAD_FEATURES};
+use crate::access::{authorize, etag, if_match, live, off_thread};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Path;
+use crate::limits::read_upload;
+use crate::params::{JsonOnly, Params};
+use crate::state::{AppState, MAX_UPLOAD_FEATURES};
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -21,7 +22,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 fn record_json(st: &AppState, s: &SiteRecord) -> Value {
-    let base = super::features::base_url(st);
+    let base = crate::features::base_url(st);
     json!({
         "site_id": s.site_id,
         "properties": s.properties,

@@ -1,11 +1,12 @@
 //! The screening API: site lists, reports, traces, a parcel's receiving waters, ad-hoc checks
 //! of uploaded polygons, and search.
 
-use super::extract::Path;
-use super::features::feature_json;
-use super::limits::{blocking, secs};
-use super::params::{HtmlOnly, JsonOnly, Params, SearchQuery, SitesQuery};
-use super::{ApiError, ApiResult, AppState};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Path;
+use crate::features::feature_json;
+use crate::limits::{blocking, secs};
+use crate::params::{HtmlOnly, JsonOnly, Params, SearchQuery, SitesQuery};
+use crate::state::AppState;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
@@ -103,7 +104,7 @@ pub async fn report_html(
     _: Params<HtmlOnly>,
 ) -> ApiResult<Html<String>> {
     let r = dated(site_report(&st, &id)?);
-    Ok(Html(super::html::render(&st, &r)))
+    Ok(Html(crate::html::render(&st, &r)))
 }
 
 /// `GET /parcels/{id}/report.html`: the printable page of a parcel's check.
@@ -116,7 +117,7 @@ pub async fn parcel_report_html(
     _: Params<HtmlOnly>,
 ) -> ApiResult<Html<String>> {
     let Json(r) = parcel_waters(State(st.clone()), Path(id), Params(JsonOnly)).await?;
-    Ok(Html(super::html::render(&st, &r)))
+    Ok(Html(crate::html::render(&st, &r)))
 }
 
 /// The downstream reaches of a site's trace as GeoJSON, for highlighting on the map.

@@ -1,11 +1,12 @@
 //! Vector tiles per collection, encoded by the core's tile source on first request and
 //! kept in its cache; each tile carries an ETag and a matching `If-None-Match` answers 304.
 
-use super::extract::Path;
-use super::features::{base_url, layer};
-use super::limits::{blocking, secs};
-use super::params::{JsonOnly, Params, TileQuery, TilesetQuery};
-use super::{ApiError, ApiResult, AppState};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Path;
+use crate::features::{base_url, layer};
+use crate::limits::{blocking, secs};
+use crate::params::{JsonOnly, Params, TileQuery, TilesetQuery};
+use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};

@@ -3,10 +3,11 @@
 //! and `?name=` naming the file (or "drawn polygon") in the report. The exports give a site's
 //! or a check's disturbance, one feature per phase, as GeoJSON or a zipped Shapefile.
 
-use super::extract::Path;
-use super::limits::{blocking, read_upload, secs};
-use super::params::{CheckQuery, GeoJsonDownload, Params, ZipDownload};
-use super::{ApiError, ApiResult, AppState};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Path;
+use crate::limits::{blocking, read_upload, secs};
+use crate::params::{CheckQuery, GeoJsonDownload, Params, ZipDownload};
+use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue};
