@@ -8,14 +8,7 @@ use std::process::Command;
 /// The crates in a package's normal and build dependency tree (dev-dependencies excluded).
 fn dependency_tree(package: &str) -> BTreeSet<String> {
     let out = Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "--offline",
-            "--prefix",
-            "none",
-            "--edges",
-            "normal,build",
-        ])
+        .args(["tree", "--prefix", "none", "--edges", "normal,build"])
         .args(["--format", "{p}", "--package", package])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
