@@ -53,12 +53,16 @@ impl CachedTile {
         let Some(etag) = &self.etag else {
             return false;
         };
-        let opaque = |t: &str| t.trim().trim_start_matches("W/").to_string();
-        let mine = opaque(etag);
+        let mine = opaque_tag(etag);
         if_none_match
             .split(',')
-            .any(|t| t.trim() == "*" || opaque(t) == mine)
+            .any(|t| t.trim() == "*" || opaque_tag(t) == mine)
     }
+}
+
+/// An entity tag without its weak marker (`W/"x"` and `"x"` compare equal, weakly).
+fn opaque_tag(tag: &str) -> &str {
+    tag.trim().trim_start_matches("W/")
 }
 
 struct Entry {
