@@ -32,9 +32,10 @@ import random
 from datetime import date, timedelta
 
 import shapefile  # pyshp
+import hydro as HY
 from pyproj import CRS, Geod, Transformer
 from pyproj.enums import WktVersion
-from shapely.geometry import LineString, Point, Polygon, mapping
+from shapely.geometry import LineString, Point, Polygon, mapping, shape
 from shapely.geometry.polygon import orient
 import shapely
 from shapely.ops import unary_union
@@ -291,7 +292,7 @@ SITES = [
          applicant="Buckley Storage Partners LLC (fictitious)", center=(-76.1700, 43.1380), rot=88,
          lots=[(400, 450, "330")], nbr="commercial",
          swppp_approval=dict(decision="approved", date="2026-05-12", reference="SWPPP-2026-031", body="officer"),
-         outfall=(-76.1586, 43.1278),
+         outfall=(-76.1950, 43.1392),
          phases=[("1", [[(40, 73), (360, 73), (360, 423), (40, 423)]], "2026-06-01", "2026-11-30")]),
     dict(id="S07", name="Farm barn and lane, Wetzel Rd", status="under_construction", road="Wetzel Rd", hn=3975,
          applicant="Hollow Oak Farm (fictitious)", center=(-76.1450, 43.1620), rot=-20,
@@ -302,7 +303,7 @@ SITES = [
                          (800, 833), (500, 833)]], "2026-04-15", "2026-10-31")]),
     dict(id="S08", name="Stonegate lot 7 (part of Stonegate subdivision)", status="under_construction",
          road="Verplank Rd", hn=4217, applicant="Stonegate Builders Inc. (fictitious)",
-         center=(-76.2380, 43.1860), rot=5, lots=[(150, 260, "311")], nbr="subdivision",
+         center=(-76.2225, 43.2020), rot=5, lots=[(150, 260, "311")], nbr="subdivision",
          common_plan=True, single_family=False, agricultural=False,  # common_plan_acres deliberately not recorded
          swppp_approval=dict(decision="approved", date="2026-04-10", reference="SWPPP-2026-019", body="officer"),
          phases=[("1", [[(15, 53), (135, 53), (135, 271), (15, 271)]], "2026-05-01", "2026-09-30")]),
@@ -325,7 +326,7 @@ SITES = [
     dict(id="S12", name="Morgan Rd flex building (storm outfall to Onondaga Lake)", status="under_construction",
          road="Morgan Rd", hn=4180, applicant="Morgan Road Flex LLC (fictitious)",
          center=(-76.2120, 43.1250), rot=30, lots=[(420, 380, "449")], nbr="commercial",
-         outfall=(-76.2200, 43.1050),
+         outfall=(-76.2243, 43.1077),
          swppp_approval=dict(decision="denied", date="2026-06-05", reference="SWPPP-2026-040", body="officer"),
          phases=[("1", [[(30, 63), (390, 63), (390, 373), (30, 373)]], "2026-06-15", "2026-11-30")]),
     # S13: just east of the town line (Town of Cicero): Clay's local law does not apply.
@@ -535,22 +536,27 @@ def to_utm(geom):
 
 
 def main():
-    reaches = build_reaches()
-    write_json("flowlines.geojson", fc([
-        {"type": "Feature", "properties": {"reach_id": r["reach_id"], "name": r["name"], "pwl_id": r["pwl_id"]},
-         "geometry": {"type": "LineString", "coordinates": [list(p) for p in r["coords"]]}}
-        for r in reaches]))
-
-    wbs = []
-    for wid, name, pwl, ring in WATERBODIES:
-        wbs.append((wid, name, pwl, round_poly(Polygon(ring))))
-    write_json("waterbodies.geojson", fc([poly_feature({"wb_id": w, "name": n, "pwl_id": p}, g)
-                                          for w, n, p, g in wbs]))
-    tmdl = round_poly(Polygon(TMDL))
+    # ---- the real network (hydro.py): NHDPlusV2 flowlines, the PWL crosswalk, local names
+    hreaches, segs, _, names, lake_polys, area, _ = HY.build()
+    written = HY.write(hreaches, segs, names, lake_polys, area)
+    # A path through a lake takes the lake's name, as the engine names it (the waterbody drawn).
+    reaches = [{"reach_id": str(c), "name": r["name"] or HY.LAKES.get(r["p"]["WBAREACOMI"], ""),
+                "pwl_id": r["pwl_id"], "nhd": r["gnis"],
+                "down": None if r["down"] is None else str(r["down"]),
+                "coords": [(r7(x), r7(y)) for x, y in r["coords"]]}
+               for c, r in sorted(hreaches.items(), key=lambda kv: kv[1]["p"]["Hydroseq"])]
+    DOWN.update({r["reach_id"]: r for r in reaches})
+    for r in reaches:
+        r["next"] = r["down"]
+    wbs = [(p["wb_id"], p["name"], p["pwl_id"], shape(HY.round_geom(g))) for p, g in written]
+    outlet = HY.lake_outlet(hreaches)
+    tmdl = shape(HY.round_geom(unary_union(list(lake_polys.values()))))
     write_json("tmdl_watersheds.geojson", fc([poly_feature({
         "tmdl_id": "ONONDAGA-LAKE-P-2012", "name": "Onondaga Lake phosphorus TMDL (2012)",
         "pollutant": "phosphorus", "stormwater_source": TMDL_STORMWATER_SOURCE,
-        "note": "hand-drawn simplified part of the watershed near southern Clay; EPA approved 2012-06-29",
+        "outlet_comid": str(outlet),
+        "note": ("the watershed is every NHDPlusV2 reach upstream of Onondaga Lake's outlet reach (outlet_comid) "
+                 "by the network, plus the lake drawn here (TIGER 2015 area water); EPA approved 2012-06-29"),
         "source": "NYSDEC web page 'Onondaga Lake Phosphorus TMDL', http://www.dec.ny.gov/chemical/67594.html"},
         tmdl)]))
     town = round_poly(Polygon(TOWN))
@@ -624,7 +630,9 @@ def main():
         reaches=reaches, rid={r["reach_id"]: r for r in reaches},
         flow_utm=[(r, to_utm(LineString(r["coords"]))) for r in reaches],
         wbs=[dict(id=w_, name=n, pwl=p, ll=g, utm=to_utm(g)) for w_, n, p, g in wbs],
-        by_start={r["coords"][0]: r for r in reaches}, impaired=impaired, tmdl=tmdl, town=town)
+        by_start={r["coords"][0]: r for r in reaches}, impaired=impaired, tmdl=tmdl, town=town,
+        tmdl_outlet=str(outlet), reach_pwl={r["reach_id"]: r["pwl_id"] for r in reaches},
+        wb_pwl={w_: p for w_, _, p, _ in wbs})
     for site in SITES:
         sp = [p for p in parcels if p["site"] == site["id"]]
         site_ll = round_poly(unary_union([p["ll"] for p in sp]).buffer(0))
@@ -677,6 +685,9 @@ def main():
 # --------------------------------------------------------------------------------------------
 # 5. Expected results (computed, quoted in README.md)
 # --------------------------------------------------------------------------------------------
+DOWN = {}  # reach_id -> reach: the next reach down by NHDPlusV2 DnHydroseq
+
+
 def display_name(r, reaches_by_start):
     if r["name"].strip():
         return r["name"]
@@ -684,7 +695,7 @@ def display_name(r, reaches_by_start):
     while cur is not None:
         if cur["name"].strip():
             return f"unnamed tributary to {cur['name']}"
-        cur = reaches_by_start.get(cur["coords"][-1])
+        cur = DOWN.get(cur["next"]) if cur["next"] else None
     return "unnamed tributary"
 
 
@@ -738,6 +749,16 @@ def reach_listing(r, ctx):
                 and w["pwl"] not in [p for p, _ in out]):
             out.append((w["pwl"], imp[w["pwl"]]))
     return out
+
+
+# The 303(d) rows loaded are OEI's table of the Onondaga Lake watershed: complete for DEC's
+# 0702 sub-basin only (the manifest's `covers`). Elsewhere a segment's listing is unknown.
+COVERS = ["0702-"]
+
+
+def unknown_listing(pwl, ctx):
+    """A segment the list loaded does not cover: its listing is unknown, not "no"."""
+    return bool(pwl) and pwl not in ctx["impaired"] and not any(pwl.startswith(c) for c in COVERS)
 
 
 def wb_listing(w, ctx):
@@ -825,7 +846,7 @@ def evaluate(site, site_ll, parcels_ll, classes, phases, ctx):
         while cur is not None:
             path.append((cur, 0.0 if cur is entry_reach else run))
             run = along_end if cur is entry_reach else run + geoms[cur["reach_id"]].length
-            cur = by_start.get(cur["coords"][-1])
+            cur = DOWN.get(cur["next"]) if cur["next"] else None
     res["path"] = path
     names = [wb_display(entry_wb)] if entry_wb is not None else []
     for r, _ in path:
@@ -860,10 +881,18 @@ def evaluate(site, site_ll, parcels_ll, classes, phases, ctx):
             cc = causes_construction(causes)
             if cc and res["a303"] is None:
                 res["a303"] = (label, pwl, cc, d)
-    res["p303"] = True if res["a303"] else (False if known else None)
+    res["unknown"] = [(label, pwl) for label, pwl in
+                      [(lbl, (ctx["wb_pwl"].get(lbl.rsplit(" ", 1)[-1]) if kind == "wb" else ctx["reach_pwl"][lbl.rsplit(" ", 1)[-1]]))
+                       for lbl, _, _, _, kind in scope] if unknown_listing(pwl, ctx)]
+    res["p303"] = True if res["a303"] else (None if not known or res["unknown"] else False)
     res["tmdl_hit"] = None
     if res["outfall_in_tmdl"]:
         res["tmdl_hit"] = "at the outfall point, which lies inside the watershed"
+    elif any(r["reach_id"] == ctx["tmdl_outlet"] for r, _ in path):
+        res["tmdl_hit"] = (f"at the entry reach {path[0][0]['reach_id']}, upstream of the lake's outlet reach "
+                           f"{ctx['tmdl_outlet']} by DnHydroseq")
+    elif ctx.get("tmdl_outlet"):
+        pass  # the watershed is the network's: a water merely touching the lake's polygon is not in it
     else:
         for label, _, g, d, kind in scope:
             if g.intersects(ctx["tmdl"]):
@@ -1135,10 +1164,10 @@ def check_site_placement(site, site_ll, res, ctx):
     """The geometric facts the README promises for the new test sites."""
     town = ctx["town"]
     if site["id"] == "S12":
-        lake_n = {w["id"]: w for w in ctx["wbs"]}["W01"]["ll"]
-        assert lake_n.contains(Point(site["outfall"])), "S12 outfall must lie inside Onondaga Lake (W01)"
+        lake_n = {w["id"]: w for w in ctx["wbs"]}["0702-0003"]["ll"]
+        assert lake_n.contains(Point(site["outfall"])), "S12 outfall must lie inside Onondaga Lake (0702-0003)"
         assert town.contains(site_ll), "S12 must lie inside the town"
-        assert res["entry_wb"] is not None and res["entry_wb"]["id"] == "W01" and res["entry_d"] == 0.0
+        assert res["entry_wb"] is not None and res["entry_wb"]["id"] == "0702-0003" and res["entry_d"] == 0.0
     elif site["id"] == "S13":
         assert not town.intersects(site_ll), "S13 must lie outside the town"
         assert 100.0 <= to_utm(site_ll).distance(to_utm(town)) <= 400.0
@@ -1173,6 +1202,9 @@ def cond_a_cell(r):
         no_parts.append("TMDL: no outfall, first receiving water or reach within 1609 m downstream in the TMDL watershed")
     unknown = (f"receiving water unknown: no flowline or waterbody within {SEARCH_RADIUS_M:.0f} m of the disturbance "
                f"(nearest flowline {r['nearest_flow_m']:.0f} m, nearest waterbody {r['nearest_wb_m']:.0f} m)")
+    if r["entry_rule"] != "none" and r.get("unknown"):
+        unknown = ("303(d) listing unknown: the list loaded does not cover "
+                   + ", ".join(f"{lbl} ({pwl})" for lbl, pwl in r["unknown"]) + " in scope")
     water = ("yes (" + "; ".join(yes_parts) + ")" if r["water"] else
              "no (" + "; ".join(no_parts) + ")" if r["water"] is False else "null (" + unknown + ")")
     if r["A"] is True:
@@ -1427,9 +1459,11 @@ end_field = "end"
 [[layer]]
 role = "flowlines"
 path = "flowlines.geojson"
-id_field = "reach_id"
+id_field = "COMID"
 name_field = "name"
 join_field = "pwl_id"
+# name: the local name (local_names.csv) or else GNIS_NAME; pwl_id from pwl_crosswalk.csv
+fields = { name_source = "name_source", nhd_name = "GNIS_NAME" }
 
 [[layer]]
 role = "waterbodies"
@@ -1446,6 +1480,8 @@ name_field = "segment_name"
 list_year = 2012
 causes_field = "pollutant"
 category_field = "category"
+# OEI's table lists the Onondaga Lake watershed (DEC sub-basin 0702) only: elsewhere unknown
+covers = ["0702-"]
 
 [[layer]]
 role = "tmdl"
@@ -1454,6 +1490,8 @@ id_field = "tmdl_id"
 name_field = "name"
 pollutant_field = "pollutant"
 stormwater_field = "stormwater_source"
+# every reach upstream of Onondaga Lake's outlet reach by the network, plus the lake
+fields = { outlet = "outlet_comid" }
 
 [[layer]]
 role = "boundary"

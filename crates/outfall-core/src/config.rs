@@ -166,6 +166,12 @@ pub struct LayerConfig {
     pub list_year: Option<String>,
     pub pollutant_field: Option<String>,
     pub stormwater_field: Option<String>,
+    /// Impaired lists: the join keys (prefixes, e.g. "0702-" for DEC's Onondaga Lake
+    /// sub-basin) the list is complete for. A water whose key no prefix matches is "not
+    /// covered by the list loaded": its listing is unknown, not "no". Absent: the list covers
+    /// every water.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covers: Option<Vec<String>>,
     /// This layer's share of features that may be refused before the load fails (default: the
     /// manifest's `max_rejected_share`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -6,7 +6,7 @@ mod hydro;
 mod impairment;
 mod listed;
 
-pub use hydro::Hydro;
+pub use hydro::{Hydro, TraceStep};
 pub use impairment::{
     all_causes, causes_in, causes_matching, split_causes, waterbody_impairments, ImpairmentHit,
 };
@@ -15,4 +15,18 @@ pub use listed::listed_waters_layer;
 /// Causes of several hits as one label, e.g. for map labels.
 pub fn all_causes_text(hits: &[ImpairmentHit]) -> String {
     all_causes(hits).join(", ")
+}
+
+/// Whether the loaded impaired lists speak for a segment: some list declares no `covers`
+/// (it is complete), or one of its `covers` prefixes matches the key.
+pub fn list_covers(catalog: &crate::catalog::Catalog, segment: &str) -> bool {
+    let covers = |c: &crate::config::LayerConfig| {
+        c.covers
+            .as_ref()
+            .is_none_or(|p| p.iter().any(|x| segment.starts_with(x.as_str())))
+    };
+    catalog.impaired_tables.iter().any(|t| covers(&t.config))
+        || catalog
+            .layers_of(crate::config::Role::Impaired)
+            .any(|l| covers(&l.config))
 }

@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use water::{
-    DivergenceInfo, EntryFacts, EntryRule, Impaired, Reach, ReceivingWater, TmdlWatershed,
+    DivergenceInfo, EntryFacts, EntryRule, Impaired, NotCovered, Reach, ReceivingWater, TmdlWatershed,
     WaterFacts,
 };
 

@@ -86,6 +86,17 @@ pub struct Reach {
     pub impaired: bool,
     pub causes: Vec<String>,
     pub impaired_ids: Vec<String>,
+    /// Where the reach's name comes from, when the data say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name_source: Option<String>,
+    /// The national data set's name ("unnamed tributary to the Oneida River"), when loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nhd_name: Option<String>,
+    /// The assessment segment (PWL ID, AUID) the reach belongs to; None: no segment claims it.
+    pub segment: Option<String>,
+    /// "listed", "not listed", "not covered by the list loaded" or "not assessed" (no
+    /// segment claims the reach), each different from the others.
+    pub assessment: &'static str,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -93,6 +104,17 @@ pub struct DivergenceInfo {
     pub at_reach: String,
     pub main: String,
     pub minor: Vec<String>,
+}
+
+/// A segment on the path that the loaded list does not cover: whether it is listed is not
+/// known from the data, which is not the same as "not listed".
+#[derive(Debug, Clone, Serialize)]
+pub struct NotCovered {
+    pub segment: String,
+    pub name: String,
+    pub reach_id: String,
+    pub distance_m: f64,
+    pub first_receiving: bool,
 }
 
 /// A listed (303(d)) water that receives the discharge.
@@ -144,6 +166,11 @@ pub struct WaterFacts {
     pub divergences: Vec<DivergenceInfo>,
     /// Listed waters receiving the discharge, nearest first.
     pub listed: Vec<Impaired>,
+    /// Segments on the path the loaded list does not cover, nearest first.
+    pub not_covered: Vec<NotCovered>,
+    /// Where each receiving-water name comes from, when not plainly from the flowlines'
+    /// own names: "Mud Creek: local name from ...; NHD: unnamed tributary to Oneida River".
+    pub name_notes: Vec<String>,
     /// TMDL watersheds the discharge enters (outfall, entry or path).
     pub tmdl_entered: Vec<TmdlWatershed>,
     /// TMDL watersheds the site's footprint meets; shown, never decisive.
@@ -262,6 +289,8 @@ fn unlocated(
         trace_end: None,
         divergences: Vec::new(),
         listed: Vec::new(),
+        not_covered: Vec::new(),
+        name_notes: Vec::new(),
         tmdl_entered: Vec::new(),
         tmdl_footprint: footprint
             .map(|fp| tmdl_meeting(catalog, fp))
@@ -376,6 +405,10 @@ fn follow_downstream(
             impaired: !s.impairments.is_empty(),
             causes: all_causes(&s.impairments),
             impaired_ids: s.impairments.iter().map(|i| i.id.clone()).collect(),
+            name_source: s.name_source.clone(),
+            nhd_name: s.nhd_name.clone(),
+            segment: s.segment.clone(),
+            assessment: assessment(catalog, s),
         })
         .collect();
     out.divergences = h
@@ -388,10 +421,22 @@ fn follow_downstream(
         })
         .collect();
     out.names = h.receiving_names(&trace);
+    out.name_notes = name_notes(&out.names, &trace);
     if out.entry.water_kind.as_deref() != Some("waterbody") {
         out.entry.water_name = trace.first().map(|s| s.name.clone());
     }
     for (i, (s, r)) in trace.iter().zip(&out.downstream).enumerate() {
+        let uncovered = r.assessment == NOT_COVERED
+            && !out.not_covered.iter().any(|n| Some(&n.segment) == r.segment.as_ref());
+        if let (true, Some(seg)) = (uncovered, &r.segment) {
+            out.not_covered.push(NotCovered {
+                segment: seg.clone(),
+                name: r.name.clone(),
+                reach_id: r.id.clone(),
+                distance_m: r.distance_m,
+                first_receiving: i == 0,
+            });
+        }
         // A listing spans several reaches: it is met where the path first reaches it.
         let seen = |id: &str| out.listed.iter().any(|l| l.id == id);
         if !s.impairments.is_empty() && !seen(&s.impairments[0].id) {
@@ -404,4 +449,37 @@ fn follow_downstream(
             ));
         }
     }
+}
+
+const NOT_COVERED: &str = "not covered by the list loaded";
+
+/// How the loaded list speaks of a reach: listed, not listed, silent (the list does not
+/// cover its segment), or no segment claims it.
+fn assessment(catalog: &Catalog, s: &crate::waters::TraceStep) -> &'static str {
+    if !s.impairments.is_empty() {
+        return "listed";
+    }
+    match &s.segment {
+        None => "not assessed",
+        Some(seg) if crate::waters::list_covers(catalog, seg) => "not listed",
+        Some(_) => NOT_COVERED,
+    }
+}
+
+/// One note per receiving-water name whose reach says where its name comes from, unless
+/// that is simply the national data set's name.
+fn name_notes(names: &[String], trace: &[crate::waters::TraceStep]) -> Vec<String> {
+    names
+        .iter()
+        .filter_map(|n| {
+            let s = trace.iter().find(|s| &s.name == n)?;
+            let source = s.name_source.as_deref()?;
+            let nhd = s.nhd_name.as_deref();
+            if nhd == Some(n.as_str()) {
+                return None;
+            }
+            let nhd_words = nhd.map(|x| format!("; NHD: {x}")).unwrap_or_default();
+            Some(format!("{n}: name from {source}{nhd_words}"))
+        })
+        .collect()
 }

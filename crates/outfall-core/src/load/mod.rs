@@ -209,6 +209,7 @@ pub(crate) fn upload_config(label: &str, crs: Option<&str>) -> LayerConfig {
         list_year: None,
         pollutant_field: None,
         stormwater_field: None,
+        covers: None,
         max_rejected_share: None,
         station: None,
         units: None,

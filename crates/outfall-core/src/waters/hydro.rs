@@ -25,6 +25,14 @@ pub struct TraceStep {
     pub distance_m: f64,
     pub length_m: f64,
     pub impairments: Vec<ImpairmentHit>,
+    /// Where a reach's own name comes from, when the layer says (`fields.name_source`):
+    /// "NHDPlusV2 GNIS_NAME", "DEC monitoring site 07-MUDE-4.4 ...", "Town of Clay ...".
+    pub name_source: Option<String>,
+    /// The name the national data set gives (`fields.nhd_name`), "unnamed tributary to X"
+    /// when it gives none; None when the layer has no such column.
+    pub nhd_name: Option<String>,
+    /// The assessment segment (the join key) the reach belongs to, its own or its lake's.
+    pub segment: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -38,6 +46,13 @@ pub struct Hydro {
     names: Vec<Option<String>>,
     waterbody_of: Vec<Option<(usize, usize)>>,
     impairments: Vec<Vec<ImpairmentHit>>,
+    /// The reach's segment key: its own join key, or its lake's for a path through a lake.
+    segments: Vec<Option<String>>,
+    /// The layer's own statement of where the name comes from (`fields.name_source`).
+    name_sources: Vec<Option<String>>,
+    /// The national data set's name (`fields.nhd_name`): None when blank; the outer None
+    /// when the layer has no such column.
+    nhd_names: Option<Vec<Option<String>>>,
 }
 
 fn attr_i64(props: &crate::attributes::Properties, key: &str) -> Option<i64> {
@@ -63,6 +78,18 @@ fn line_of(g: &Geometry<f64>) -> Option<LineString<f64>> {
         )),
         _ => None,
     }
+}
+
+/// The text of a column the flowline layers name in `fields` (e.g. `name_source`), per reach;
+/// None where the layer has no such column or the value is blank.
+fn column_of(layers: &[Layer], refs: &[(usize, usize)], semantic: &str) -> Vec<Option<String>> {
+    refs.iter()
+        .map(|&(li, fi)| {
+            let l = &layers[li];
+            let col = l.config.fields.get(semantic)?;
+            crate::network::clean_name(l.text(&l.features[fi], Some(col)).as_deref())
+        })
+        .collect()
 }
 
 fn mid_point(l: &LineString<f64>) -> Option<Point<f64>> {
@@ -120,6 +147,7 @@ struct Resolved {
     name: Option<String>,
     waterbody: Option<(usize, usize)>,
     impairments: Vec<ImpairmentHit>,
+    segment: Option<String>,
 }
 
 /// The layers a reach is resolved against, gathered once for all reaches.
@@ -163,6 +191,11 @@ impl Context<'_> {
             wl.text(&wl.features[wfi], wl.config.join_field.as_deref())
         });
         let is_lake_path = own_key.is_none() || own_key == wb_key;
+        let segment = if is_lake_path {
+            own_key.clone().or(wb_key)
+        } else {
+            own_key.clone()
+        };
         if let (Some(w), true) = (wb, is_lake_path) {
             for h in self.waterbody_impairments.get(&w).into_iter().flatten() {
                 if !hits.iter().any(|x| x.id == h.id) {
@@ -174,6 +207,7 @@ impl Context<'_> {
             name,
             waterbody: wb,
             impairments: hits,
+            segment,
         }
     }
 }
@@ -216,14 +250,21 @@ impl Hydro {
         let mut names = Vec::with_capacity(refs.len());
         let mut waterbody_of = Vec::with_capacity(refs.len());
         let mut impairments = Vec::with_capacity(refs.len());
+        let mut segments = Vec::with_capacity(refs.len());
         for (r, (&(li, fi), own_name)) in refs.iter().zip(own_names).enumerate() {
             let resolved = context.resolve(&lines[r], own_name, li, fi);
             names.push(resolved.name);
             waterbody_of.push(resolved.waterbody);
             impairments.push(resolved.impairments);
+            segments.push(resolved.segment);
         }
         let by_feature = refs.iter().enumerate().map(|(r, &k)| (k, r)).collect();
         Some(Hydro {
+            name_sources: column_of(layers, &refs, "name_source"),
+            nhd_names: refs
+                .iter()
+                .any(|&(li, _)| layers[li].config.fields.contains_key("nhd_name"))
+                .then(|| column_of(layers, &refs, "nhd_name")),
             network,
             refs,
             by_feature,
@@ -231,7 +272,40 @@ impl Hydro {
             names,
             waterbody_of,
             impairments,
+            segments,
         })
+    }
+
+    /// The reach's assessment segment (its join key, or its lake's).
+    pub fn segment(&self, r: usize) -> Option<&str> {
+        self.segments[r].as_deref()
+    }
+
+    /// The national data set's name of a reach, "unnamed tributary to X" (X the first name
+    /// down the main path) when it has none; None when the layer has no such column.
+    pub fn nhd_display_name(&self, r: usize) -> Option<String> {
+        let nhd = self.nhd_names.as_ref()?;
+        Some(self.name_down(r, |x| nhd[x].as_deref()))
+    }
+
+    /// A reach's name by `name_of`, or "unnamed tributary to X" after the first named reach
+    /// down the main path.
+    fn name_down<'a>(&'a self, r: usize, name_of: impl Fn(usize) -> Option<&'a str>) -> String {
+        if let Some(n) = name_of(r) {
+            return n.to_string();
+        }
+        let mut seen = std::collections::HashSet::from([r]);
+        let mut at = r;
+        while let Some(next) = self.network.downstream(at).first().map(|l| l.reach) {
+            if !seen.insert(next) {
+                break;
+            }
+            if let Some(n) = name_of(next) {
+                return format!("unnamed tributary to {n}");
+            }
+            at = next;
+        }
+        UNNAMED_TRIBUTARY.into()
     }
 
     pub fn reach_of(&self, layer: usize, feature: usize) -> Option<usize> {
@@ -259,21 +333,7 @@ impl Hydro {
     /// The SWPPP name of a reach on its own: its name, the lake it runs through, or
     /// "unnamed tributary to X" with X the first named water down the main path.
     pub fn display_name(&self, r: usize) -> String {
-        if let Some(n) = &self.names[r] {
-            return n.clone();
-        }
-        let mut seen = std::collections::HashSet::from([r]);
-        let mut at = r;
-        while let Some(next) = self.network.downstream(at).first().map(|l| l.reach) {
-            if !seen.insert(next) {
-                break;
-            }
-            if let Some(n) = &self.names[next] {
-                return format!("unnamed tributary to {n}");
-            }
-            at = next;
-        }
-        UNNAMED_TRIBUTARY.into()
+        self.name_down(r, |x| self.names[x].as_deref())
     }
 
     /// Impairments matched to a reach.
@@ -296,6 +356,9 @@ impl Hydro {
                 distance_m: s.distance_m,
                 length_m: s.length_m,
                 impairments: self.impairments[s.reach].clone(),
+                name_source: self.name_sources[s.reach].clone(),
+                nhd_name: self.nhd_display_name(s.reach),
+                segment: self.segments[s.reach].clone(),
             })
             .collect();
         let divs = t

@@ -39,6 +39,8 @@ pub(super) fn tmdl_entered(
                 Some(("outfall point".to_string(), 0.0))
             } else if let Some(p) = pond.filter(|p| f.geometry.intersects(&p.geometry)) {
                 Some((format!("waterbody {}", p.id), 0.0))
+            } else if let Some(via) = upstream_of_outlet(layer, f, w) {
+                Some((via, 0.0))
             } else {
                 path.iter().enumerate().find_map(|(i, (r, d))| {
                     f.geometry.intersects(&r.geometry).then(|| {
@@ -61,6 +63,24 @@ pub(super) fn tmdl_entered(
             .total_cmp(&b.distance_m.unwrap_or(0.0))
     });
     out
+}
+
+/// A watershed given by the network (`fields.outlet`: the reach where the water leaves it) is
+/// every reach upstream of that outlet: the discharge is in it from its entry when the
+/// path passes the outlet.
+fn upstream_of_outlet(
+    layer: &crate::layer::Layer,
+    f: &crate::load::Feature,
+    w: &WaterFacts,
+) -> Option<String> {
+    let outlet = layer.text(f, layer.config.fields.get("outlet").map(String::as_str))?;
+    let entry = w.downstream.first()?;
+    w.downstream.iter().any(|r| r.id == outlet).then(|| {
+        format!(
+            "entry reach {}, which is upstream of the watershed's outlet reach {outlet} by the network (the watershed is every reach upstream of that outlet, plus the waterbody drawn)",
+            entry.id
+        )
+    })
 }
 
 fn tmdl_of(layer: &crate::layer::Layer, f: &crate::load::Feature) -> TmdlWatershed {

@@ -2,7 +2,7 @@
 //! the site discharges.
 
 use crate::config::{CauseReading, Rules};
-use crate::facts::{EntryRule, Facts, Impaired, TmdlWatershed};
+use crate::facts::{EntryRule, Facts, Impaired, NotCovered, TmdlWatershed};
 use crate::law::{or3, Decision};
 use crate::vocabulary::causes::CauseVocabulary;
 
@@ -45,7 +45,12 @@ pub fn water_test(f: &Facts, r: &Rules) -> Decision {
         .iter()
         .find_map(|l| Some((*l, pollutants_of_concern(l, r))).filter(|(_, p)| !p.is_empty()));
     let mut missing = Vec::new();
-    let list_prong = list_prong(f, hit.is_some(), known, &mut missing);
+    let silent: Vec<&NotCovered> = w
+        .not_covered
+        .iter()
+        .filter(|n| in_scope(n.first_receiving, n.distance_m))
+        .collect();
+    let list_prong = list_prong(f, hit.is_some(), known, &silent, &mut missing);
     let (tmdl_prong, storm, blank) = tmdl_prong(f, scope_m, known, &mut missing);
     let met = or3(list_prong, tmdl_prong);
     let mut why = met_reasons(hit.as_ref(), storm, r);
@@ -63,6 +68,10 @@ pub fn water_test(f: &Facts, r: &Rules) -> Decision {
         .fact(
             "listed_in_scope",
             inside.iter().map(|l| &l.id).collect::<Vec<_>>(),
+        )
+        .fact(
+            "not_covered_in_scope",
+            silent.iter().map(|n| &n.segment).collect::<Vec<_>>(),
         )
         .fact(
             "listed_outside_scope",
@@ -83,7 +92,15 @@ pub fn water_test(f: &Facts, r: &Rules) -> Decision {
 
 /// The 303(d) prong: `Some(true)` with a listed water in scope impaired by a pollutant of
 /// concern; undecided without a list or a known discharge point (what is missing is pushed).
-fn list_prong(f: &Facts, hit: bool, known: bool, missing: &mut Vec<String>) -> Option<bool> {
+/// A segment in scope that the loaded list does not cover (`silent`) leaves the prong open:
+/// its listing is unknown, not "no".
+fn list_prong(
+    f: &Facts,
+    hit: bool,
+    known: bool,
+    silent: &[&NotCovered],
+    missing: &mut Vec<String>,
+) -> Option<bool> {
     if hit {
         Some(true)
     } else if !f.water.impaired_list_loaded {
@@ -91,6 +108,14 @@ fn list_prong(f: &Facts, hit: bool, known: bool, missing: &mut Vec<String>) -> O
         None
     } else if !known {
         missing.push(where_missing(f));
+        None
+    } else if !silent.is_empty() {
+        missing.extend(silent.iter().map(|n| {
+            format!(
+                "whether {} ({}) is on the 303(d) list: the list loaded does not cover it",
+                n.name, n.segment
+            )
+        }));
         None
     } else {
         Some(false)
@@ -147,6 +172,15 @@ fn unmet_reasons(
             "No 303(d) impaired-waters list is loaded, so the 303(d) prong cannot be decided."
                 .into(),
         ),
+        None if known => why.push(format!(
+            "The 303(d) list loaded does not cover {}, which receives the discharge in scope ({}); whether it is listed is not known from the data, so the 303(d) prong is undecided.",
+            w.not_covered
+                .iter()
+                .map(|n| format!("{} ({}) at {:.2} km", n.name, n.segment, n.distance_m / 1000.0))
+                .collect::<Vec<_>>()
+                .join(", "),
+            scope_words(r)
+        )),
         _ => {}
     }
     match tmdl_prong {
