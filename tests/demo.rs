@@ -137,9 +137,11 @@ fn expected_rows() -> Vec<Expected> {
                 } else {
                     c[13].split(" -> ").map(String::from).collect()
                 },
+                // "{name} {reach or waterbody id} ({listing}; {distance} m)"
                 first_impaired_reach: (fi != "none").then(|| {
-                    fi.split_whitespace()
-                        .find(|w| w.starts_with('R') && w[1..].chars().all(|x| x.is_ascii_digit()))
+                    fi.split(" (")
+                        .next()
+                        .and_then(|head| head.split_whitespace().last())
                         .unwrap()
                         .to_string()
                 }),

@@ -539,8 +539,7 @@ def main():
     # ---- the real network (hydro.py): NHDPlusV2 flowlines, the PWL crosswalk, local names
     hreaches, segs, _, names, lake_polys, area, _ = HY.build()
     written = HY.write(hreaches, segs, names, lake_polys, area)
-    # A path through a lake takes the lake's name, as the engine names it (the waterbody drawn).
-    reaches = [{"reach_id": str(c), "name": r["name"] or HY.LAKES.get(r["p"]["WBAREACOMI"], ""),
+    reaches = [{"reach_id": str(c), "name": r["name"],
                 "pwl_id": r["pwl_id"], "nhd": r["gnis"],
                 "down": None if r["down"] is None else str(r["down"]),
                 "coords": [(r7(x), r7(y)) for x, y in r["coords"]]}
@@ -549,6 +548,12 @@ def main():
     for r in reaches:
         r["next"] = r["down"]
     wbs = [(p["wb_id"], p["name"], p["pwl_id"], shape(HY.round_geom(g))) for p, g in written]
+    # An unnamed reach whose midpoint lies in a named waterbody (a lake, or a river drawn as area
+    # water) takes the waterbody's name, as a SWPPP names a path through a lake.
+    for r in reaches:
+        if not r["name"]:
+            mid = LineString(r["coords"]).interpolate(0.5, normalized=True)
+            r["name"] = next((n for _, n, _, g in wbs if n and g.contains(mid)), "")
     outlet = HY.lake_outlet(hreaches)
     tmdl = shape(HY.round_geom(unary_union(list(lake_polys.values()))))
     write_json("tmdl_watersheds.geojson", fc([poly_feature({

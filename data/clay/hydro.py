@@ -33,7 +33,7 @@ import re
 
 from pyproj import Transformer
 from shapely.geometry import LineString, Point, Polygon, mapping, shape
-from shapely.ops import split
+from shapely.ops import split, unary_union
 
 OUT = os.path.dirname(os.path.abspath(__file__))
 REAL = os.path.join(OUT, "..", "..", "..", "shared", "data", "real")
@@ -60,6 +60,15 @@ def utm(g):
     import numpy as np
     import shapely
     return shapely.transform(g, lambda a: np.column_stack(TO_UTM.transform(a[:, 0], a[:, 1])))
+
+
+FROM_UTM = Transformer.from_crs("EPSG:32618", "EPSG:4326", always_xy=True)
+
+
+def from_utm(g):
+    import numpy as np
+    import shapely
+    return shapely.transform(g, lambda a: np.column_stack(FROM_UTM.transform(a[:, 0], a[:, 1])))
 
 
 def win_key(win):
@@ -327,10 +336,21 @@ def local_names(reaches, cw, anchors, segs):
     return names
 
 
-def lake_segments():
+def lake_segments(reaches):
+    """Onondaga Lake from TIGER, cut into DEC's two segments. TIGER draws the lake's northern
+    half inside its "Seneca Riv" polygon: the part of that polygon within 1 km of the lake's
+    NHD paths (the outlet reach aside) is the lake too."""
     with open(AREAWATER, encoding="utf-8") as fh:
         feats = json.load(fh)["features"]
     lake = next(shape(f["geometry"]) for f in feats if f["properties"].get("FULLNAME") == "Onondaga Lk")
+    seneca = next(shape(f["geometry"]) for f in feats if f["properties"].get("FULLNAME") == "Seneca Riv")
+    outlet = lake_outlet(reaches)
+    paths = unary_union([utm(LineString(r["coords"])) for c, r in reaches.items()
+                         if r["p"]["WBAREACOMI"] == 22025262 and c != outlet])
+    near = from_utm(paths.buffer(1000.0))
+    lake = unary_union([lake, seneca.intersection(near)]).buffer(0)
+    if lake.geom_type == "MultiPolygon":
+        lake = max(lake.geoms, key=lambda g: g.area)
     (x0, y0), (x1, y1) = LAKE_SPLIT
     dx, dy = x1 - x0, y1 - y0
     cut = LineString([(x0 - dx, y0 - dy), (x1 + dx, y1 + dy)])
@@ -346,7 +366,7 @@ TIGER_NAMES = {"Onondaga Lk": "Onondaga Lake", "Oneida Lk": "Oneida Lake", "Onei
 def build():
     segs = read_segments()
     reaches = read_network()
-    lake_polys, area = lake_segments()
+    lake_polys, area = lake_segments(reaches)
     cw = Crosswalk(reaches, segs)
     cw.lakes(lake_polys)
     cw.by_name()
@@ -394,13 +414,20 @@ def write(reaches, segs, names, lake_polys, area):
         for c in sorted(names):
             w.writerow([c, names[c][0], names[c][1]])
     wbs = []
+    lake = unary_union(list(lake_polys.values()))
     for i, f in enumerate(area):
         full = f["properties"].get("FULLNAME")
         if full == "Onondaga Lk":
             continue
+        # TIGER's Seneca River polygon also covers Onondaga Lake: the lake is cut out, so that
+        # each place lies in one water.
+        g = shape(f["geometry"])
+        if g.intersects(lake):
+            g = g.difference(lake)
+            g = max(g.geoms, key=lambda x: x.area) if g.geom_type == "MultiPolygon" and len(g.geoms) > 1 and \
+                sorted(x.area for x in g.geoms)[-2] < 1e-9 else g
         wbs.append(({"wb_id": f"W{f['properties']['HYDROID']}", "name": TIGER_NAMES.get(full, full or ""),
-                     "pwl_id": "0703-0001" if full == "Oneida Lk" else "", "mtfcc": f["properties"]["MTFCC"]},
-                    shape(f["geometry"])))
+                     "pwl_id": "0703-0001" if full == "Oneida Lk" else "", "mtfcc": f["properties"]["MTFCC"]}, g))
     for pwl, g in sorted(lake_polys.items()):
         wbs.append(({"wb_id": pwl, "name": "Onondaga Lake", "pwl_id": pwl, "mtfcc": "H2030"}, g))
     with open(os.path.join(OUT, "waterbodies.geojson"), "w", encoding="utf-8") as fh:
