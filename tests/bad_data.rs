@@ -325,7 +325,7 @@ fn geojson_field_names_must_be_properties() {
             "flowlines.geojson",
             "join_field = \"pwl_id\"",
             "join_field",
-            "name, pwl_id, reach_id",
+            "COMID, DnHydroseq, DnMinorHyd, FTYPE, FromNode, GNIS_NAME, Hydroseq, LENGTHKM, LevelPathI, Pathlength, REACHCODE, StreamOrde, ToNode, TotDASqKM, WBAREACOMI, name, name_source, pwl_id",
         ),
     ];
     for (file, old, key, available) in cases {
@@ -484,11 +484,11 @@ fn null_and_bowtie_disturbance_geometry_name_their_site() {
 fn more_than_the_allowed_share_refused_is_an_error() {
     let c = Corpus::demo();
     set_dist(&c, "D01-1", "geometry", serde_json::Value::Null);
-    // 1 of 18 (5.6%) is over the default 5%.
+    // 1 of 19 (5.3%) is over the default 5%.
     assert_eq!(
         c.err(),
         format!(
-            "{}: disturbance layer: 1 of 18 features were refused, more than max_rejected_share = 0.05; the first: feature D01-1: no geometry (null)",
+            "{}: disturbance layer: 1 of 19 features were refused, more than max_rejected_share = 0.05; the first: feature D01-1: no geometry (null)",
             c.shown("disturbance.geojson")
         )
     );
@@ -519,20 +519,17 @@ fn a_wrong_prj_is_an_error_saying_where_the_coordinates_are_not() {
 fn duplicate_ids_in_a_layer_are_an_error() {
     let c = Corpus::demo();
     c.geojson("flowlines.geojson", |v| {
-        let second = v["features"][1]["properties"]["reach_id"].clone();
-        v["features"][3]["properties"]["reach_id"] = second;
+        let second = v["features"][1]["properties"]["COMID"].clone();
+        v["features"][3]["properties"]["COMID"] = second;
     });
     let second = {
         let v: serde_json::Value = serde_json::from_slice(&c.read("flowlines.geojson")).unwrap();
-        v["features"][1]["properties"]["reach_id"]
-            .as_str()
-            .unwrap()
-            .to_string()
+        v["features"][1]["properties"]["COMID"].to_string()
     };
     assert_eq!(
         c.err(),
         format!(
-            "{}: feature {second}: flowlines layer: duplicate id: loaded features 2 and 4 both have reach_id '{second}'; ids must be unique",
+            "{}: feature {second}: flowlines layer: duplicate id: loaded features 2 and 4 both have COMID '{second}'; ids must be unique",
             c.shown("flowlines.geojson")
         )
     );

@@ -61,12 +61,9 @@ fn json_report_has_the_stable_keys() {
 
 #[test]
 fn text_report_reads_as_a_path_downstream() {
-    let (ok, out, _) = outfall(&["check", "--data", &demo(), "--site", "S05"]);
+    let (ok, out, _) = outfall(&["check", "--data", &demo(), "--site", "S14"]);
     assert!(ok);
-    assert!(
-        out.contains("unnamed tributary to Sawmill Creek → Sawmill Creek ("),
-        "{out}"
-    );
+    assert!(out.contains("Sawmill Creek (segment 0702-0022, not listed) → Onondaga Lake ("), "{out}");
     assert!(
         out.contains("Onondaga Lake (") && out.contains("impaired:"),
         "{out}"
@@ -82,7 +79,7 @@ fn text_report_reads_as_a_path_downstream() {
 fn ad_hoc_geometry_and_outfall_point() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("plan.geojson");
-    // A 2-acre pad near S06; its outfall is given on the unnamed tributary to Ley Creek.
+    // A 2-acre pad near S06, nearest to Beartrap Creek; its outfall is given on Sawmill Creek.
     std::fs::write(&f, r#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"phase":"1","start":"2026-06-01","end":"2026-09-30"},"geometry":{"type":"Polygon","coordinates":[[[-76.1636,43.1312],[-76.1618,43.1312],[-76.1618,43.1325],[-76.1636,43.1325],[-76.1636,43.1312]]]}}]}"#).unwrap();
     let (ok, out, err) = outfall(&[
         "check",
@@ -91,16 +88,13 @@ fn ad_hoc_geometry_and_outfall_point() {
         "--geometry",
         f.to_str().unwrap(),
         "--outfall",
-        "-76.1586,43.1278",
+        "-76.1950,43.1392",
         "--json",
     ]);
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["entry"]["rule"], "outfall_point");
-    assert_eq!(
-        v["receiving_water_names"][0],
-        "unnamed tributary to Ley Creek"
-    );
+    assert_eq!(v["receiving_water_names"][0], "Sawmill Creek");
     assert_eq!(v["disturbance"]["peak_date"], "2026-06-01");
     let (ok, _, err) = outfall(&[
         "check",

@@ -59,6 +59,8 @@ fn base() -> Facts {
             trace_end: Some("outlet".into()),
             divergences: vec![],
             listed: vec![],
+            not_covered: vec![],
+            name_notes: vec![],
             tmdl_entered: vec![],
             tmdl_footprint: vec![],
         },

@@ -497,7 +497,7 @@ fn concurrent_editors(e: &Env) {
 fn same_as_files(e: &Env) {
     let files = Catalog::open(e.dir.path()).expect("files");
     let snap = e.live.snapshot();
-    assert_eq!(snap.reports.len(), 14);
+    assert_eq!(snap.reports.len(), 15);
     for s in &files.sites {
         let f = outfall_core::screening::check_site(&files, &s.id).expect("file report");
         let r = snap.reports.get(&s.id).expect("registry report");
@@ -646,7 +646,7 @@ fn the_registry_is_a_geopackage_gdal_reads() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(text.contains("Feature Count: 14"), "{text}");
+    assert!(text.contains("Feature Count: 15"), "{text}");
     assert!(text.contains("WGS 84"), "{text}");
 }
 

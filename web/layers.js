@@ -162,6 +162,19 @@ function joinImpaired(fc, impairedById) {
 }
 
 /** Named streams (not "unnamed tributary to ..."): [{name, lines}], one entry per name. */
+/**
+ * Line width by stream order (NHDPlus `StreamOrde`, or `stream_order`), so that a first-order
+ * creek stays a hairline at z11 and the Oswego River reads as a river; data without an order
+ * draw as order 2.
+ */
+const STREAM_ORDER = ["to-number", ["coalesce", ["get", "StreamOrde"], ["get", "stream_order"], 2], 2];
+const STREAM_WIDTH = [
+  "interpolate", ["linear"], ["zoom"],
+  10, ["*", 0.25, STREAM_ORDER],
+  13, ["*", 0.6, STREAM_ORDER],
+  17, ["*", 1.5, STREAM_ORDER],
+];
+
 function namedStreams(fc) {
   const by = new Map();
   for (const f of (fc && fc.features) || []) {
@@ -445,7 +458,7 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
     addLayer(map, "flowlines", {
       id: "flowlines-line", type: "line", source: "flowlines",
       layout: { "line-cap": "round", "line-join": "round" },
-      paint: { "line-color": COLORS.water, "line-width": ["interpolate", ["linear"], ["zoom"], 10, 1, 15, 2.5] },
+      paint: { "line-color": COLORS.water, "line-width": STREAM_WIDTH },
     });
   }
 

@@ -1,21 +1,20 @@
 #!/usr/bin/env python3
-"""Generate the Outfall demo data set for the Town of Clay, NY (ILLUSTRATIVE data).
+"""Generate the Outfall demo data set for the Town of Clay, NY (real waters, made-up sites).
 
-Every file in this directory except README.md is written by this script:
-outfall.toml, flowlines.geojson, waterbodies.geojson, impaired_303d.csv,
+Every file in this directory except README.md is written by this script (the waters through hydro.py,
+the checked points through points.py):
+outfall.toml, flowlines.geojson, waterbodies.geojson, pwl_crosswalk.csv, local_names.csv, impaired_303d.csv,
 tmdl_watersheds.geojson, town_boundary.geojson, parcels.{shp,shx,dbf,prj},
 sites.geojson, disturbance.geojson, and expected_results.md (the expected
 per-site numbers that README.md quotes).
 
 The generated files are committed to the repository; this script is only
-re-run by developers who change the demo. It is deterministic (fixed seed,
-no network; the only outside data read are the TIGER roads): all coordinates below were typed by
-hand, using the real DEC monitoring points and TIGER water polygons only as a
-visual reference. Stream courses, parcels, sites and disturbance are made up.
-Real parts: water names, NYSDEC PWL IDs and the 303(d) rows transcribed from
-the OEI summary table of the 2012 NYS 303(d) list (see README.md).
+re-run by developers who change the demo. It is deterministic (fixed seed, no network). Real parts,
+read from ../../../shared/data/real: the NHDPlusV2 flowlines, NYSDEC's PWL tables and monitoring sites,
+TIGER area water and roads, and the 303(d) rows transcribed from the OEI summary table of the 2012
+NYS 303(d) list (see README.md). Parcels, sites, disturbance and the town outline are made up.
 
-Requirements (developers only): Python 3.11, `pip install pyshp pyproj shapely`.
+Requirements (developers only): Python 3.11, `pip install pyshp pyproj shapely numpy`.
 
 Roads (roads.geojson) are real: the US Census TIGER/Line 2015 roads of Onondaga County that meet
 the Town of Clay boundary, read from ../../../shared/data/real/tiger-onondaga/ (public domain; see
@@ -77,166 +76,9 @@ def rpt(p):
 
 
 # --------------------------------------------------------------------------------------------
-# 1. Stream network (hand-digitized, lon/lat WGS84, IN FLOW DIRECTION).
-#    A tributary's last vertex is exactly a vertex of the stream it enters; streams are split
-#    into reaches at every such vertex (and every few vertices), so the last vertex of a reach
-#    equals the first vertex of the downstream reach.
+# 1-2. Waters: the real NHDPlusV2 network, PWL crosswalk, local names, TIGER water (hydro.py)
+#      and the town boundary (hand-made, CCW outer ring)
 # --------------------------------------------------------------------------------------------
-# Anchors: DEC monitoring sites (stream_monitoring_sites_aoi.geojson) lie on these vertices:
-#   07-MUDE-4.4 (-76.18229, 43.1623) Mud Creek          07-ONID-4.0 (-76.217766, 43.204676) Oneida R.
-#   07-ONID-0.7 (-76.26944, 43.20639) Oneida R.         07-LRNC_29-0.2 (-76.27665, 43.20139) Oneida R.
-#   07-SAWM-0.6 (-76.22694, 43.11833) Sawmill Creek     07-BLDY-0.2 (-76.2016, 43.0973) Bloody Brook
-#   07-LEY-0.4 (-76.1711, 43.07694) Ley Creek           07-LEY-2.1 (-76.145, 43.09) Ley Creek
-#   07-ONDO-0.9 (-76.24731, 43.11939) Onondaga L. Outlet 07-SEOS-6.5 (-76.24905, 43.129825) Seneca R.
-#   07-SEOS-9.5 (-76.293662, 43.135018) Seneca R.       07-OSWE-19.4 (-76.33467, 43.24379) Oswego R.
-THREE_RIVERS = (-76.2845, 43.2015)
-LEY_MOUTH = (-76.1775, 43.0805)
-LAKE_SPLIT = (-76.1990, 43.0895)   # midpoint of the northern/southern lake segment line
-LAKE_EXIT = (-76.2425, 43.1160)
-
-STREAMS = [
-    # key, name, pwl_id, vertices (flow direction), vertices per reach (approx.)
-    ("oswego", "Oswego River", "0701-0021", [
-        THREE_RIVERS, (-76.2855, 43.2060), (-76.2870, 43.2120), (-76.2910, 43.2170),
-        (-76.2970, 43.2215), (-76.3040, 43.2270), (-76.3100, 43.2300), (-76.3180, 43.2302),
-        (-76.3250, 43.2320), (-76.3300, 43.2370), (-76.33467, 43.24379)], 4),
-    ("oneida", "Oneida River", "0703-0020", [
-        (-76.1440, 43.2405), (-76.1550, 43.2440), (-76.1700, 43.2465), (-76.1860, 43.2416),
-        (-76.2000, 43.2375), (-76.2060, 43.2330), (-76.2045, 43.2250), (-76.2080, 43.2170),
-        (-76.2125, 43.2110), (-76.2130, 43.2090), (-76.2155, 43.2055), (-76.217766, 43.204676),
-        (-76.2250, 43.2050), (-76.2330, 43.2060), (-76.2380, 43.2100), (-76.2430, 43.2140),
-        (-76.2520, 43.2150), (-76.2600, 43.2125), (-76.2650, 43.2095), (-76.26944, 43.20639),
-        (-76.2740, 43.2030), (-76.27665, 43.20139), THREE_RIVERS], 3),
-    ("seneca_up", "Seneca River", "0701-0008", [
-        (-76.293662, 43.135018), (-76.2850, 43.1310), (-76.2750, 43.1265), (-76.2650, 43.1235),
-        (-76.2560, 43.1240), (-76.2495, 43.1255)], 3),
-    ("seneca", "Seneca River", "0701-0001", [
-        (-76.2495, 43.1255), (-76.24905, 43.129825), (-76.2410, 43.1335), (-76.2395, 43.1400),
-        (-76.2430, 43.1480), (-76.2480, 43.1540), (-76.2560, 43.1600), (-76.2660, 43.1650),
-        (-76.2740, 43.1705), (-76.2800, 43.1770), (-76.2795, 43.1840), (-76.2790, 43.1890),
-        (-76.2830, 43.1935), (-76.28306, 43.19861), THREE_RIVERS], 3),
-    ("outlet", "Onondaga Lake Outlet", "0702-0020", [
-        LAKE_EXIT, (-76.2450, 43.1180), (-76.24731, 43.11939), (-76.2490, 43.1225),
-        (-76.2495, 43.1255)], 2),
-    # artificial path through Onondaga Lake: southern end (0702-0021) then northern end (0702-0003)
-    ("lake_s", "Onondaga Lake", "0702-0021", [LEY_MOUTH, (-76.1900, 43.0840), LAKE_SPLIT], 3),
-    ("lake_n", "Onondaga Lake", "0702-0003", [
-        LAKE_SPLIT, (-76.2080, 43.0950), (-76.2180, 43.1000), (-76.2280, 43.1060),
-        (-76.2365, 43.1125), LAKE_EXIT], 2),
-    ("ley", "Ley Creek", "0702-0001", [
-        (-76.1200, 43.0950), (-76.1330, 43.0920), (-76.1450, 43.0900), (-76.1550, 43.0860),
-        (-76.1640, 43.0800), (-76.1711, 43.07694), LEY_MOUTH], 3),
-    ("ley_t", "", "0702-0001", [
-        (-76.1600, 43.1290), (-76.1530, 43.1220), (-76.1510, 43.1120), (-76.1535, 43.1010),
-        (-76.1548, 43.0920), (-76.1550, 43.0860)], 3),
-    ("bloody", "Bloody Brook", "0702-0006", [
-        (-76.1880, 43.1330), (-76.1920, 43.1250), (-76.1950, 43.1170), (-76.1975, 43.1090),
-        (-76.2000, 43.1020), (-76.2016, 43.0973), (-76.2030, 43.0955), (-76.2080, 43.0950)], 3),
-    ("bloody_t", "", "0702-0006", [(-76.1800, 43.1200), (-76.1880, 43.1150), (-76.1950, 43.1170)], 3),
-    ("sawmill", "Sawmill Creek", "0702-0022", [
-        (-76.2100, 43.1480), (-76.2130, 43.1400), (-76.2170, 43.1320), (-76.2210, 43.1250),
-        (-76.22694, 43.11833), (-76.2310, 43.1160), (-76.2365, 43.1125)], 3),
-    ("sawmill_t", "", "0702-0022", [(-76.2250, 43.1550), (-76.2230, 43.1450), (-76.2170, 43.1320)], 3),
-    ("mud", "Mud Creek", "0703-0046", [
-        (-76.1740, 43.1330), (-76.1760, 43.1420), (-76.1790, 43.1520), (-76.18229, 43.1623),
-        (-76.1870, 43.1700), (-76.1930, 43.1790), (-76.1980, 43.1880), (-76.2045, 43.1975),
-        (-76.2085, 43.2035), (-76.2130, 43.2090)], 3),
-    ("mud_tw", "", "0703-0046", [
-        (-76.2100, 43.1620), (-76.2000, 43.1650), (-76.1930, 43.1680), (-76.1870, 43.1700)], 3),
-    ("mud_te", "", "0703-0046", [
-        (-76.1700, 43.1950), (-76.1820, 43.1930), (-76.1930, 43.1905), (-76.1980, 43.1880)], 3),
-    ("beartrap", "Beartrap Creek", "0703-0046", [
-        (-76.1330, 43.1480), (-76.1420, 43.1540), (-76.1520, 43.1610), (-76.1630, 43.1680),
-        (-76.1740, 43.1740), (-76.1850, 43.1780), (-76.1930, 43.1790)], 3),
-    ("caughdenoy", "Caughdenoy Creek", "0703-0048", [
-        (-76.1380, 43.1980), (-76.1470, 43.2060), (-76.1560, 43.2150), (-76.1650, 43.2250),
-        (-76.1760, 43.2340), (-76.1860, 43.2416)], 3),
-    ("caughdenoy_t", "", "0703-0048", [(-76.1300, 43.2150), (-76.1450, 43.2170), (-76.1560, 43.2150)], 3),
-    ("oneida_t", "", "", [(-76.2400, 43.1900), (-76.2385, 43.1960), (-76.2330, 43.2060)], 3),
-    ("seneca_t", "", "0701-0030", [(-76.2600, 43.1900), (-76.2650, 43.1800), (-76.2740, 43.1705)], 3),
-]
-
-
-def build_reaches():
-    verts = {k: [rpt(p) for p in v] for k, _, _, v, _ in STREAMS}
-    ends = {}  # junction vertices: last vertex of each stream
-    for k, v in verts.items():
-        ends.setdefault(v[-1], []).append(k)
-    reaches = []
-    n = 0
-    for k, name, pwl, _, step in STREAMS:
-        v = verts[k]
-        cut = {0, len(v) - 1}
-        for i, p in enumerate(v):
-            if 0 < i < len(v) - 1 and p in ends:
-                cut.add(i)
-        # extra cuts so reaches are ~step segments long
-        last = 0
-        for i in range(1, len(v)):
-            if i in cut:
-                last = i
-            elif i - last >= step and (len(v) - 1 - i) >= 1:
-                cut.add(i)
-                last = i
-        idx = sorted(cut)
-        for a, b in zip(idx, idx[1:]):
-            n += 1
-            reaches.append({"reach_id": f"R{n:03d}", "name": name, "pwl_id": pwl, "stream": k,
-                            "coords": v[a:b + 1]})
-    # checks: every stream end except the outlet is the start of exactly one reach
-    starts = {}
-    for r in reaches:
-        starts.setdefault(r["coords"][0], []).append(r["reach_id"])
-    for r in reaches:
-        e = r["coords"][-1]
-        if r["stream"] == "oswego" and e == rpt((-76.33467, 43.24379)):
-            continue
-        assert len(starts.get(e, [])) == 1, (r["reach_id"], e, starts.get(e))
-    return reaches
-
-
-# --------------------------------------------------------------------------------------------
-# 2. Waterbodies, TMDL watershed, town boundary (hand-made, CCW outer rings)
-# --------------------------------------------------------------------------------------------
-SPLIT_W = (-76.2075, 43.0885)
-SPLIT_E = (-76.1905, 43.0905)
-LAKE_NORTH = [SPLIT_W, SPLIT_E, (-76.1945, 43.0928), (-76.1990, 43.0948), (-76.2025, 43.0960),
-              (-76.2065, 43.0998), (-76.2120, 43.1025), (-76.2180, 43.1052), (-76.2240, 43.1088),
-              (-76.2290, 43.1122), (-76.2335, 43.1148), (-76.2375, 43.1160), (-76.2415, 43.1163),
-              (-76.2445, 43.1150), (-76.2455, 43.1125), (-76.2440, 43.1080), (-76.2410, 43.1040),
-              (-76.2375, 43.0990), (-76.2340, 43.0945), (-76.2310, 43.0905), (-76.2270, 43.0885),
-              (-76.2200, 43.0890), (-76.2130, 43.0893)]
-LAKE_SOUTH = [SPLIT_W, (-76.2068, 43.0850), (-76.2050, 43.0815), (-76.2000, 43.0790),
-              (-76.1965, 43.0755), (-76.1950, 43.0710), (-76.1920, 43.0660), (-76.1860, 43.0640),
-              (-76.1800, 43.0665), (-76.1755, 43.0720), (-76.1745, 43.0770), (-76.1765, 43.0800),
-              (-76.1800, 43.0825), (-76.1840, 43.0855), (-76.1875, 43.0885), SPLIT_E]
-
-
-def ngon(c, rx_m, ry_m, n=10, rot=0.3):
-    lat = math.radians(c[1])
-    pts = []
-    for i in range(n):
-        a = rot + 2 * math.pi * i / n
-        wob = 1.0 + 0.12 * math.sin(3 * a)
-        pts.append((c[0] + rx_m * wob * math.cos(a) / (111320 * math.cos(lat)),
-                    c[1] + ry_m * wob * math.sin(a) / 110570))
-    return pts
-
-
-WATERBODIES = [
-    ("W01", "Onondaga Lake", "0702-0003", LAKE_NORTH),
-    ("W02", "Onondaga Lake", "0702-0021", LAKE_SOUTH),
-    ("W03", "", "", ngon((-76.2012, 43.1970), 130, 160)),   # unnamed pond near Mud Creek
-    ("W04", "", "", ngon((-76.2203, 43.1873), 70, 95, n=8)),  # unnamed pond off Route 57
-]
-
-# Onondaga Lake phosphorus TMDL watershed, only the part in/near southern Clay (hand-drawn,
-# simplified): Sawmill Creek, Bloody Brook, the Ley Creek tributary and the lake's north end.
-TMDL = [(-76.2480, 43.1120), (-76.2330, 43.0700), (-76.1900, 43.0580), (-76.1100, 43.0800),
-        (-76.1250, 43.1320), (-76.1580, 43.1340), (-76.1650, 43.1310), (-76.1800, 43.1300),
-        (-76.1830, 43.1380), (-76.1950, 43.1420), (-76.2050, 43.1530), (-76.2200, 43.1620),
-        (-76.2320, 43.1600), (-76.2370, 43.1420), (-76.2360, 43.1350), (-76.2420, 43.1200)]
-
 # Town of Clay, simplified by hand from the TIGER 2010 outline (about 100-300 m generalisation).
 TOWN = [(-76.128, 43.119), (-76.205, 43.115), (-76.222, 43.126), (-76.238, 43.138), (-76.237, 43.150),
         (-76.245, 43.159), (-76.262, 43.166), (-76.278, 43.178), (-76.276, 43.189), (-76.283, 43.197),
@@ -273,7 +115,7 @@ SITES = [
                  ("2", [[(450, 63), (870, 63), (870, 250), (450, 250)]], "2026-08-15", "2026-12-31"),
                  ("3", [[(450, 273), (870, 273), (870, 533), (450, 533)]], "2027-01-01", "2027-06-30")]),
     dict(id="S04", name="Taft Road distribution center", status="under_construction", road="Taft Rd", hn=5120,
-         applicant="Northern Logistics Park LLC (fictitious)", center=(-76.1480, 43.1250), rot=-4,
+         applicant="Northern Logistics Park LLC (fictitious)", center=(-76.2140, 43.1330), rot=-4,
          lots=[(700, 800, "449"), (500, 800, "340")], nbr="commercial",
          # approved after phase 2 began: 8.5 ac were disturbed at one time before the approval
          swppp_approval=dict(decision="approved", date="2026-09-15", reference="SWPPP-2026-022",
@@ -345,6 +187,13 @@ SITES = [
          exemption_claims=[dict(code="routine maintenance"), dict(code="k")],
          phases=[("1", [[(15, 148), (755, 148), (755, 48), (835, 48), (835, 228), (15, 228)]],
                   "2026-07-15", "2026-09-15")]),
+    # S15: south of the town line, on Ley Creek (listed for phosphorus): the law does not apply there,
+    # and the report says so, but the water facts are shown for information.
+    dict(id="S15", name="Salina warehouse addition (Town of Salina, outside Clay)", status="under_construction",
+         road="Townline Rd", hn=6100, applicant="Ley Creek Logistics LLC (fictitious)",
+         center=(-76.1360, 43.0950), rot=0, lots=[(420, 420, "340")], nbr="commercial",
+         single_family=False, agricultural=False,
+         phases=[("1", [[(20, 53), (400, 53), (400, 433), (20, 433)]], "2026-06-01", "2026-11-30")]),
 ]
 
 NBR = {  # neighbour lot (width range, depth range, classes)
@@ -354,6 +203,48 @@ NBR = {  # neighbour lot (width range, depth range, classes)
     "rural": ((180, 320), (350, 600), ["210", "240", "311", "312"]),
 }
 SECTION = {s["id"]: 20 + 7 * i for i, s in enumerate(SITES)}
+# Neighbour lots draw their NY RPS property class from the real Clay assessment roll
+# (onondaga-parcel-attributes, 19,498 rows), within the classes that fit the neighbourhood, and
+# their house number from the real numbers on their street. A separate generator keeps the
+# lots' geometry as it was.
+PARCEL_ROWS = os.path.join(OUT, "..", "..", "..", "shared", "data", "real", "onondaga-parcel-attributes",
+                           "clay_tax_parcel_attributes.csv")
+CLASS_GROUPS = {"residential": ("2", "311", "312"), "subdivision": ("210", "220", "311", "312"),
+                "commercial": ("4", "330", "340"), "rural": ("2", "1", "311", "312", "322"),
+                "farm": ("1", "321", "322", "323")}
+CLASS_RNG = random.Random(SEED + 1)
+
+
+def read_roll():
+    """(class -> count over Clay, street -> sorted real house numbers)."""
+    counts, numbers = {}, {}
+    with open(PARCEL_ROWS, encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            cls = row["PROP_CLASS"].strip()
+            counts[cls] = counts.get(cls, 0) + 1
+            num, _, street = row["PARCELADDR"].strip().partition(" ")
+            if num.isdigit() and street:
+                numbers.setdefault(street.strip(), set()).add(int(num))
+    return counts, {k: sorted(v) for k, v in numbers.items()}
+
+
+ROLL_COUNTS, ROLL_NUMBERS = read_roll()
+
+
+def real_class(kind):
+    """A property class drawn with its real Clay frequency among those that fit `kind`."""
+    fits = sorted(c for c in ROLL_COUNTS if c.startswith(CLASS_GROUPS[kind]))
+    return CLASS_RNG.choices(fits, weights=[ROLL_COUNTS[c] for c in fits])[0]
+
+
+def real_number(street, num, used):
+    """The real house number on `street` nearest `num` not yet given out, else `num`."""
+    free = [n for n in ROLL_NUMBERS.get(street, []) if (street, n) not in used]
+    if not free:
+        return num
+    n = min(free, key=lambda x: (abs(x - num), x))
+    used.add((street, n))
+    return n
 
 
 def local_to_2261(site):
@@ -393,7 +284,8 @@ ADDRESS_MTFCC = {"S1200", "S1400", "S1640", "S1730", "S1740"}
 def read_roads(town):
     """The TIGER roads that meet the town boundary: [(shapely line, props)], in file order."""
     reader = shapefile.Reader(TIGER_ROADS, encoding="utf-8")
-    town_utm = to_utm(town).buffer(ROADS_REACH_M)
+    # The town, and the sites beyond its line (S15 on Ley Creek), each with its streets.
+    town_utm = unary_union([to_utm(town)] + [to_utm(Point(s["center"])) for s in SITES]).buffer(ROADS_REACH_M)
     roads = []
     for sr in reader.iterShapeRecords():
         rec = sr.record.as_dict()
@@ -418,6 +310,7 @@ def street_finder(roads):
 
 def make_parcels(street_of):
     parcels = []  # dicts: id, address, class, poly2261 (shapely), site
+    used = set()
     for site in SITES:
         f = local_to_2261(site)
         sec = SECTION[site["id"]]
@@ -432,18 +325,21 @@ def make_parcels(street_of):
         ul = 0.0
         for _ in range(6):
             w = RNG.randint(*wr)
-            lots.append((ul - w, ROW, ul, ROW + RNG.randint(*dr), RNG.choice(classes), None, "N"))
+            lots.append((ul - w, ROW, ul, ROW + RNG.randint(*dr), real_class(site["nbr"]), None, "N"))
+            RNG.choice(classes)  # the geometry's random sequence stays as it was
             ul -= w
         ur = w_site
         for _ in range(6):
             w = RNG.randint(*wr)
-            lots.append((ur, ROW, ur + w, ROW + RNG.randint(*dr), RNG.choice(classes), None, "N"))
+            lots.append((ur, ROW, ur + w, ROW + RNG.randint(*dr), real_class(site["nbr"]), None, "N"))
+            RNG.choice(classes)
             ur += w
         # south side, same span
         us = ul
         while us < ur - 40:
             w = min(RNG.randint(*wr), ur - us)
-            lots.append((us, -ROW - RNG.randint(*dr), us + w, -ROW, RNG.choice(classes), None, "S"))
+            lots.append((us, -ROW - RNG.randint(*dr), us + w, -ROW, real_class(site["nbr"]), None, "S"))
+            RNG.choice(classes)
             us += w
         # farm / large parcels behind the south row and beyond the north row ends
         dmax = max(dr[1], 0)
@@ -454,7 +350,8 @@ def make_parcels(street_of):
         for i in range(nfarm):
             depth = RNG.randint(900, 1500)
             lots.append((ul + i * fw, fv1 - depth, ul + (i + 1) * fw - 30, fv1,
-                         RNG.choice(["105", "120", "322", "105"]), None, "F"))
+                         real_class("farm"), None, "F"))
+            RNG.choice(["105", "120", "322", "105"])
         # number the lots and address them on the nearest real street
         n_n, n_s, n_f = 0, 0, 0
         for (u0, v0, u1, v1, cls, sid, side) in sorted(lots, key=lambda l: (l[6], l[0])):
@@ -469,6 +366,8 @@ def make_parcels(street_of):
             else:
                 n_f += 1
                 pid, num = sbl(sec, 3, n_f), site["hn"] + 2 * int((u0 + 5000) // 100) + 1
+            if sid is None:
+                num = real_number(road, num, used)
             if sid is not None:
                 addr = f"{site['hn']} {road}"
             elif side != "F" and cls in ("311", "322", "330", "340"):
@@ -680,11 +579,13 @@ def main():
         results.append(evaluate(site, site_ll, parcels_ll, [p["cls"] for p in sp], phases, ctx))
         check_site_placement(site, site_ll, results[-1], ctx)
     write_json("sites.geojson", fc(site_feats))
+    import points
+    pts = points.write_points(ctx, evaluate, r7, tri)
     write_json("disturbance.geojson", fc(dist_feats))
     write_manifest()
     write_expected(results, reaches, parcels)
     print(f"{len(reaches)} reaches, {len(parcels)} parcels, {len(site_feats)} sites, "
-          f"{len(dist_feats)} disturbance polygons")
+          f"{len(dist_feats)} disturbance polygons, {len(pts)} checked points")
 
 
 # --------------------------------------------------------------------------------------------
@@ -1177,6 +1078,9 @@ def check_site_placement(site, site_ll, res, ctx):
         assert not town.intersects(site_ll), "S13 must lie outside the town"
         assert 100.0 <= to_utm(site_ll).distance(to_utm(town)) <= 400.0
         assert min(res["nearest_flow_m"], res["nearest_wb_m"]) <= SEARCH_RADIUS_M
+    elif site["id"] == "S15":
+        assert not town.intersects(site_ll), "S15 must lie outside the town"
+        assert res["entry_reach"] is not None and res["entry_reach"]["pwl_id"] == "0702-0001", "S15 drains to Ley Creek"
     elif site["id"] == "S14":
         assert town.contains(site_ll)
         assert [c["code"] for c in site["exemption_claims"]] == ["routine maintenance", "k"]
@@ -1405,14 +1309,17 @@ water to that point is the first receiving water (a point inside a waterbody is 
 to the footprint within 1000 m (rule "none" if there is none). When the first receiving water is a waterbody, the
 entry reach is the flowline reach nearest the outfall point (or footprint) among those whose midpoint lies inside
 that waterbody ("-" if none). Entry point = the outfall point, else the footprint centroid, projected onto the entry
-reach; the path follows each reach's last vertex to the next reach's first vertex, and distance = along-path metres
-from the entry point to the upstream start of a reach (0 = the entry reach). A reach's listing = its own pwl_id in
-the 303(d) table, plus the listing of a waterbody that contains the reach's midpoint when the reach's pwl_id is empty
-or the same. Condition A scope = the first receiving water plus every path reach within 1609.344 m. 303(d) prong =
-yes when a water in scope has a construction-related cause (rules construction_pollutants), no when the entry is
-known, null when it is not. TMDL prong = yes when the outfall point lies in the TMDL polygon or a reach in scope or
-the entry waterbody intersects it (the site footprint does not decide it), and the TMDL's stormwater_source is true (a
-blank attribute would leave the prong null; the demo's is true); no / null as for the 303(d) prong.
+reach; the path follows NHDPlusV2 DnHydroseq from reach to reach (read from the attributes, not the geometry), and
+distance = along-path metres from the entry point to the upstream start of a reach (0 = the entry reach). An unnamed
+reach whose midpoint lies in a named waterbody takes its name. A reach's listing = its own pwl_id (pwl_crosswalk.csv)
+in the 303(d) table, plus the listing of a waterbody that contains the reach's midpoint when the reach's pwl_id is
+empty or the same; a pwl_id the table does not name and whose sub-basin it does not cover (anything but 0702-) is
+unknown. Condition A scope = the first receiving water plus every path reach within 1609.344 m. 303(d) prong = yes
+when a water in scope has a construction-related cause (rules construction_pollutants); else null when the entry is
+not known or a water in scope is unknown; else no. TMDL prong = yes when the outfall point lies in the lake polygon,
+or the path passes the lake's outlet reach (outlet_comid: the watershed is every reach upstream of it), and the TMDL's
+stormwater_source is true (a blank attribute would leave the prong null; the demo's is true); no when the entry is
+known, null when it is not. The site footprint does not decide it.
 Condition A = no outside the Town, else and3(LDA, or3(303(d) prong, TMDL prong)). Full SWPPP = and3(SWPPP required,
 or3(A, or3(B, C))); preparer (landscape architect / engineer, §230-20 D(7)(b)[3][j]) = and3(SWPPP required, A);
 inspections = full SWPPP.

@@ -121,6 +121,10 @@ mod tests {
             impaired: false,
             causes: vec![],
             impaired_ids: vec![],
+            name_source: None,
+            nhd_name: None,
+            segment: None,
+            assessment: "not assessed",
         }
     }
 

@@ -23,6 +23,9 @@ pub struct Report {
     pub conditions: Conditions,
     /// The names an applicant writes in the SWPPP, (7)(b)[1][m].
     pub receiving_water_names: Vec<String>,
+    /// Where a name comes from when it is not the national data set's own: "Mud Creek: name
+    /// from DEC monitoring site 07-MUDE-4.4 ...; NHD: unnamed tributary to Oneida River".
+    pub receiving_water_sources: Vec<String>,
     pub receiving_waters: Vec<ReceivingWater>,
     pub entry: Entry,
     /// The view a map of this report shows (viewer and printed inset alike): the site, the

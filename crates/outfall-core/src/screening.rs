@@ -56,6 +56,7 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
         },
         conditions,
         receiving_water_names: w.names,
+        receiving_water_sources: w.name_notes,
         receiving_waters: w.candidates,
         entry: Entry {
             rule: w.entry.rule.as_str().to_string(),
@@ -230,8 +231,8 @@ fn km_between(a: geo_types::Rect<f64>, b: geo_types::Rect<f64>) -> f64 {
 
 /// The report of a site by id.
 ///
-/// Site S04 of the demo data (a distribution center on Taft Road, Town of Clay) disturbs
-/// 8.51 acres and drains to a tributary of Ley Creek listed for phosphorus:
+/// Site S04 of the demo data (a distribution center, Town of Clay) disturbs 8.51 acres and
+/// drains to Sawmill Creek, inside the Onondaga Lake phosphorus TMDL watershed:
 ///
 /// ```
 /// use outfall_core::{screening, Catalog};
@@ -241,8 +242,8 @@ fn km_between(a: geo_types::Rect<f64>, b: geo_types::Rect<f64>) -> f64 {
 /// let report = screening::check_site(&catalog, "S04")?;
 /// assert_eq!(format!("{:.2} acres", report.disturbance.total_acres), "8.51 acres");
 /// assert_eq!(report.conditions.b, Some(true)); // five acres or more
-/// assert_eq!(report.conditions.a, Some(true)); // discharges to a listed water
-/// assert_eq!(report.receiving_water_names[0], "unnamed tributary to Ley Creek");
+/// assert_eq!(report.conditions.a, Some(true)); // discharges into the TMDL watershed
+/// assert_eq!(report.receiving_water_names[0], "Sawmill Creek");
 /// # Ok::<(), outfall_core::Error>(())
 /// ```
 pub fn check_site(catalog: &Catalog, id: &str) -> Result<Report> {

@@ -62,7 +62,12 @@ pub fn receiving_waters(f: &Facts, r: &Rules) -> Decision {
     let required = swppp_required(f, r).met;
     let identified = (!names.is_empty()).then_some(true);
     let met = and3(required, identified);
-    let entry = describe_entry(f);
+    let sources = if f.water.name_notes.is_empty() {
+        String::new()
+    } else {
+        format!(" Where the names come from: {}.", f.water.name_notes.join("; "))
+    };
+    let entry = format!("{}{sources}", describe_entry(f));
     let reason = match (required, names.is_empty()) {
         (Some(true), false) => format!("The SWPPP must name the receiving waters: {}. {entry}", names.join("; ")),
         (Some(true), true) => format!("The SWPPP must name the receiving waters, but none was found. {entry}"),
@@ -81,6 +86,7 @@ pub fn receiving_waters(f: &Facts, r: &Rules) -> Decision {
     Decision::new(met, reason)
         .missing(missing)
         .fact("names", names)
+        .fact("name_sources", &f.water.name_notes)
         .fact("entry_rule", f.water.entry.rule.as_str())
         .fact("entry_water", &f.water.entry.water_id)
 }

@@ -57,6 +57,9 @@ impl Report {
         } else {
             writeln!(s, "  {}", self.receiving_water_names.join("; ")).ok();
         }
+        for note in &self.receiving_water_sources {
+            writeln!(s, "  ({note})").ok();
+        }
         writeln!(s, "  Entry: {}", self.entry.reason).ok();
         if !self.downstream.is_empty() {
             self.write_downstream(s);
@@ -252,6 +255,8 @@ fn yes_no(b: Option<bool>) -> &'static str {
 /// "unnamed tributary to Mud Creek → Mud Creek (2.1 km) → Oneida River (5.4 km, impaired: phosphorus)".
 /// Consecutive reaches of one water collapse into one step, at the distance where it starts.
 pub fn trace_path(reaches: &[Reach]) -> String {
+    // Assessment words only where the network carries segments at all.
+    let segmented = reaches.iter().any(|r| r.segment.is_some());
     let mut parts: Vec<String> = Vec::new();
     let mut last: Option<&str> = None;
     for r in reaches {
@@ -271,10 +276,23 @@ pub fn trace_path(reaches: &[Reach]) -> String {
         if r.impaired {
             notes.push(format!("impaired: {}", r.causes.join(", ")));
         }
+        if segmented {
+            notes.extend(assessment_words(r));
+        }
         if !notes.is_empty() {
             write!(label, " ({})", notes.join(", ")).ok();
         }
         parts.push(label);
     }
     parts.join(" → ")
+}
+
+/// What the list says of a reach's segment, when it is not simply "listed" (shown as impaired).
+fn assessment_words(r: &Reach) -> Option<String> {
+    match (r.assessment, r.segment.as_deref()) {
+        ("listed", _) => None,
+        ("not assessed", _) => Some("not assessed: no assessment segment claims it".into()),
+        (words, Some(seg)) => Some(format!("segment {seg}, {words}")),
+        (words, None) => Some(words.into()),
+    }
 }

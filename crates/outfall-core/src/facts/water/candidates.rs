@@ -121,7 +121,7 @@ pub(super) fn name_of(catalog: &Catalog, c: &Candidate) -> String {
         .or_else(|| layer.name_of(f))
         .unwrap_or_else(|| {
             if c.waterbody {
-                "unnamed pond".into()
+                "unnamed waterbody".into()
             } else {
                 "unnamed stream".into()
             }
