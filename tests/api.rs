@@ -348,10 +348,7 @@ async fn sites_list_filters_by_status_and_reports_match_the_cli() {
     }
     assert_eq!(api["conditions"]["A"], true);
     // Candidates carry the SWPPP name, not just "unnamed".
-    assert_eq!(
-        api["receiving_waters"][0]["name"],
-        "unnamed tributary to Ley Creek"
-    );
+    assert_eq!(api["receiving_waters"][0]["name"], "Sawmill Creek");
     assert_eq!(get("/sites/S99/report").await.status, StatusCode::NOT_FOUND);
 
     let html = get("/sites/S04/report.html").await;
@@ -374,7 +371,16 @@ async fn sites_list_filters_by_status_and_reports_match_the_cli() {
     let trace = get("/sites/S04/trace").await.json();
     let n = trace["features"].as_array().unwrap().len();
     assert_eq!(n, api["downstream"].as_array().unwrap().len());
-    assert_eq!(trace["features"][0]["properties"]["first_impaired"], true);
+    // Sawmill Creek is not listed; the first listed water on the path is Onondaga Lake.
+    assert_eq!(trace["features"][0]["properties"]["first_impaired"], false);
+    let flagged: Vec<&Value> = trace["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["properties"]["first_impaired"] == true)
+        .collect();
+    assert_eq!(flagged.len(), 1);
+    assert_eq!(api["first_impaired"]["id"], "0702-0003");
 }
 
 #[tokio::test]
@@ -514,10 +520,10 @@ async fn the_rulebook_and_tri_state_reports_are_served() {
     assert!(ids.contains(&"condition_a") && ids.contains(&"inspections"));
     assert!(v["rules"][0]["law"].as_str().unwrap().contains("(4)(a)"));
 
-    // S10: no water within the radius, so Condition A needs data, and says which.
-    let s10 = get("/sites/S10/report").await.json();
-    assert!(s10["conditions"]["A"].is_null());
-    let a = s10["findings"]
+    // S07: no water within the radius, so Condition A needs data, and says which.
+    let s07 = get("/sites/S07/report").await.json();
+    assert!(s07["conditions"]["A"].is_null());
+    let a = s07["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -526,7 +532,21 @@ async fn the_rulebook_and_tri_state_reports_are_served() {
     assert!(a["met"].is_null());
     assert!(a["missing"][0].as_str().unwrap().contains("outfall point"));
     let today = chrono::Local::now().date_naive().to_string();
-    assert_eq!(s10["data"]["generated"], today.as_str());
+    assert_eq!(s07["data"]["generated"], today.as_str());
+
+    // S10 drains to Mud Creek, which the 303(d) list loaded does not cover: null, naming it.
+    let s10 = get("/sites/S10/report").await.json();
+    assert!(s10["conditions"]["A"].is_null());
+    let a = s10["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "condition_a")
+        .unwrap();
+    let missing = a["missing"][0].as_str().unwrap();
+    assert!(missing.contains("(0703-0046)") && missing.contains("does not cover it"), "{missing}");
+    let first = &s10["downstream"][0];
+    assert_eq!(first["assessment"], "not covered by the list loaded");
 
     // S13 lies outside the town: the law does not apply, on the JSON and the printed page.
     let s13 = get("/sites/S13/report").await.json();

@@ -237,3 +237,20 @@ fn unknown_site_and_missing_data_are_clear_errors() {
         "{err}"
     );
 }
+
+/// Clay's Mud Creek is unnamed in NHDPlusV2: the report gives the local name, where it comes
+/// from and the national name, and says the 303(d) list loaded does not cover it.
+#[test]
+fn a_local_name_is_shown_with_its_source_and_the_nhd_name() {
+    let (ok, out, _) = outfall(&["check", "--data", &demo(), "--site", "S01"]);
+    assert!(ok);
+    assert!(
+        out.contains("(Mud Creek: name from DEC monitoring site 07-MUDE-4.4 (PWL 0703-0046 'Mud Creek and tribs'); NHD: unnamed tributary to Oneida River)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Mud Creek (segment 0703-0046, not covered by the list loaded)"),
+        "{out}"
+    );
+    assert!(out.contains("Condition A: null") || out.contains("Condition A: NULL"), "{out}");
+}
