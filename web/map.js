@@ -43,7 +43,8 @@ export async function createMap(container, config, onMapError) {
     // Needed so screenshots (tests, print) contain the rendered map.
     canvasContextAttributes: { preserveDrawingBuffer: true },
   };
-  const bbox = validBbox(config && config.bbox);
+  // Open on the town (its boundary), not on everything the network reaches.
+  const bbox = validBbox(config && (config.home || config.bbox));
   if (bbox) {
     opts.bounds = [[bbox[0], bbox[1]], [bbox[2], bbox[3]]];
     opts.fitBoundsOptions = { padding: 20 };

@@ -281,6 +281,15 @@ ROADS_REACH_M = 600.0
 ADDRESS_MTFCC = {"S1200", "S1400", "S1640", "S1730", "S1740"}
 
 
+TIGER_TOWN = os.path.join(OUT, "..", "..", "..", "shared", "data", "real", "tiger-onondaga", "town_of_clay_2010.geojson")
+
+
+def read_town():
+    """The Town of Clay as the US Census drew it (TIGER/Line 2010 county subdivision, public domain)."""
+    with open(TIGER_TOWN, encoding="utf-8") as fh:
+        return shape(json.load(fh)["features"][0]["geometry"])
+
+
 def read_roads(town):
     """The TIGER roads that meet the town boundary: [(shapely line, props)], in file order."""
     reader = shapefile.Reader(TIGER_ROADS, encoding="utf-8")
@@ -463,9 +472,9 @@ def main():
                  "by the network, plus the lake drawn here (TIGER 2015 area water); EPA approved 2012-06-29"),
         "source": "NYSDEC web page 'Onondaga Lake Phosphorus TMDL', http://www.dec.ny.gov/chemical/67594.html"},
         tmdl)]))
-    town = round_poly(Polygon(TOWN))
+    town = round_poly(read_town())
     write_json("town_boundary.geojson", fc([poly_feature({
-        "name": "Town of Clay", "note": "simplified by hand from US Census TIGER/Line 2010 (public domain)"},
+        "name": "Town of Clay", "note": "US Census TIGER/Line 2010 county subdivision Clay town (GEOID 3606716067), public domain"},
         town)]))
 
     # impaired table: rows transcribed from the OEI table of the 2012 NYS 303(d) list
@@ -1331,7 +1340,7 @@ source that decided it), exemption claims (each claim's (5) letter and its verdi
 
 
 def write_manifest():
-    text = '''name = "Town of Clay, NY (illustrative demo data)"
+    text = '''name = "Town of Clay, NY (real waters, illustrative sites)"
 
 [rules]
 land_development_acres = 1.0

@@ -112,9 +112,18 @@ pub async fn config(State(st): State<AppState>, _: Params<JsonOnly>) -> Json<Val
         .catalog
         .bbox()
         .map(|r| vec![r.min().x, r.min().y, r.max().x, r.max().y]);
+    // The view a town works in: its boundary, when it has one; a network that runs on to a
+    // distant outlet (Clay's reaches Lake Ontario) would otherwise open the map far out.
+    let home = st
+        .catalog
+        .layer(outfall_core::Role::Boundary)
+        .and_then(|l| l.bbox())
+        .map(|r| vec![r.min().x, r.min().y, r.max().x, r.max().y])
+        .or_else(|| bbox.clone());
     Json(json!({
         "name": st.catalog.manifest.name,
         "bbox": bbox,
+        "home": home,
         "basemap": st.catalog.manifest.basemap,
         "collections": st.catalog.layers.iter().map(|l| l.collection_id.clone()).collect::<Vec<_>>(),
         "max_upload_bytes": crate::state::MAX_UPLOAD_BYTES,
