@@ -544,7 +544,10 @@ async fn the_rulebook_and_tri_state_reports_are_served() {
         .find(|f| f["rule"] == "condition_a")
         .unwrap();
     let missing = a["missing"][0].as_str().unwrap();
-    assert!(missing.contains("(0703-0046)") && missing.contains("does not cover it"), "{missing}");
+    assert!(
+        missing.contains("(0703-0046)") && missing.contains("does not cover it"),
+        "{missing}"
+    );
     let first = &s10["downstream"][0];
     assert_eq!(first["assessment"], "not covered by the list loaded");
 

@@ -14,7 +14,10 @@ use outfall_core::Catalog;
 use std::collections::BTreeMap;
 
 fn rows() -> Vec<BTreeMap<String, String>> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/clay_points.csv");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/clay_points.csv"
+    );
     let mut rdr = csv::Reader::from_path(path).expect("clay_points.csv");
     rdr.deserialize().map(|r| r.expect("row")).collect()
 }
@@ -132,7 +135,11 @@ fn every_trace_in_the_county_follows_dnhydroseq() {
         .enumerate()
         .find(|(_, l)| l.config.role == outfall_core::Role::Flowlines)
         .unwrap();
-    assert_eq!(layer.features.len(), 946, "the county's flowlines and their path to Lake Ontario");
+    assert_eq!(
+        layer.features.len(),
+        946,
+        "the county's flowlines and their path to Lake Ontario"
+    );
     for (fi, f) in layer.features.iter().enumerate() {
         let start = hydro.reach_of(li, fi).expect("every flowline is a reach");
         let (steps, _, _) = hydro.trace(start, f64::INFINITY);
@@ -147,6 +154,10 @@ fn every_trace_in_the_county_follows_dnhydroseq() {
             at = *next;
         }
         assert_eq!(engine, walk, "trace from COMID {}", f.id);
-        assert_eq!(walk.last().map(String::as_str), Some("21972746"), "ends at the Oswego River's mouth");
+        assert_eq!(
+            walk.last().map(String::as_str),
+            Some("21972746"),
+            "ends at the Oswego River's mouth"
+        );
     }
 }

@@ -63,7 +63,10 @@ fn json_report_has_the_stable_keys() {
 fn text_report_reads_as_a_path_downstream() {
     let (ok, out, _) = outfall(&["check", "--data", &demo(), "--site", "S14"]);
     assert!(ok);
-    assert!(out.contains("Sawmill Creek (segment 0702-0022, not listed) → Onondaga Lake ("), "{out}");
+    assert!(
+        out.contains("Sawmill Creek (segment 0702-0022, not listed) → Onondaga Lake ("),
+        "{out}"
+    );
     assert!(
         out.contains("Onondaga Lake (") && out.contains("impaired:"),
         "{out}"
@@ -252,5 +255,8 @@ fn a_local_name_is_shown_with_its_source_and_the_nhd_name() {
         out.contains("Mud Creek (segment 0703-0046, not covered by the list loaded)"),
         "{out}"
     );
-    assert!(out.contains("Condition A: null") || out.contains("Condition A: NULL"), "{out}");
+    assert!(
+        out.contains("Condition A: null") || out.contains("Condition A: NULL"),
+        "{out}"
+    );
 }

@@ -160,7 +160,11 @@ async fn the_basemap_is_served_as_tiles_and_items_but_is_not_the_data_sets_exten
     // The extent (and where an outfall may lie) is the data layers' alone, never the roads'.
     let extent = st.catalog.bbox().unwrap();
     let flowlines = st.catalog.layer(Role::Flowlines).unwrap().bbox().unwrap();
-    assert_eq!(extent.min().y, flowlines.min().y, "the county's network sets the south edge");
+    assert_eq!(
+        extent.min().y,
+        flowlines.min().y,
+        "the county's network sets the south edge"
+    );
     let rb = roads.bbox().unwrap();
     assert!(rb.min().y > extent.min().y && rb.max().y < extent.max().y);
 }

@@ -37,7 +37,7 @@ fn open(dir: &Path, manifest: &str) -> Catalog {
 }
 
 /// The old search: every water whose envelope meets the radius, measured with geo's distance
-/// in the site's local frame, sorted by distance (stable), the first 20.
+/// in the site's local frame, sorted by distance, ties in layer and feature order, the first 20.
 fn reference(cat: &Catalog, probe: &Geometry<f64>, radius_m: f64) -> Vec<(String, f64)> {
     let rect = probe.bounding_rect().unwrap();
     let c = probe.centroid().unwrap();
@@ -49,7 +49,7 @@ fn reference(cat: &Catalog, probe: &Geometry<f64>, radius_m: f64) -> Vec<(String
     );
     let probe_m = frame.project(probe);
     let mut out = Vec::new();
-    for layer in &cat.layers {
+    for (li, layer) in cat.layers.iter().enumerate() {
         if !matches!(layer.config.role, Role::Flowlines | Role::Waterbodies) {
             continue;
         }
@@ -57,13 +57,13 @@ fn reference(cat: &Catalog, probe: &Geometry<f64>, radius_m: f64) -> Vec<(String
             let f = &layer.features[i];
             let d = Euclidean.distance(&probe_m, &frame.project(&f.geometry));
             if d <= radius_m {
-                out.push((f.id.clone(), d));
+                out.push((f.id.clone(), d, (li, i)));
             }
         }
     }
-    out.sort_by(|a, b| a.1.total_cmp(&b.1));
+    out.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.2.cmp(&b.2)));
     out.truncate(20);
-    out
+    out.into_iter().map(|(id, d, _)| (id, d)).collect()
 }
 
 #[test]

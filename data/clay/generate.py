@@ -589,7 +589,7 @@ def main():
         check_site_placement(site, site_ll, results[-1], ctx)
     write_json("sites.geojson", fc(site_feats))
     import points
-    pts = points.write_points(ctx, evaluate, r7, tri)
+    pts = points.write_points(ctx, evaluate, r7, tri, to_utm)
     write_json("disturbance.geojson", fc(dist_feats))
     write_manifest()
     write_expected(results, reaches, parcels)

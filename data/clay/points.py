@@ -28,22 +28,37 @@ def square(lon, lat):
     return Polygon([(lon - dx, lat - dy), (lon + dx, lat - dy), (lon + dx, lat + dy), (lon - dx, lat + dy)])
 
 
-def points_in(town):
+def points_in(town, count):
     rng = random.Random(SEED)
     x0, y0, x1, y1 = town.bounds
     out = []
-    while len(out) < COUNT:
+    while len(out) < count:
         lon, lat = round(rng.uniform(x0, x1), 6), round(rng.uniform(y0, y1), 6)
         if town.contains(square(lon, lat)):
             out.append((lon, lat))
     return out
 
 
-def write_points(ctx, evaluate, r7, tri):
+def ambiguous(sq, ctx, to_utm):
+    """Two waters within 0.5 m of the nearest: "the nearest water" does not decide (a square on a
+    confluence or a braid), and two correct engines may differ. Such points are left out."""
+    u = to_utm(sq)
+    d = sorted([u.distance(g) for _, g in ctx["flow_utm"]] + [u.distance(w["utm"]) for w in ctx["wbs"]])
+    return len(d) > 1 and d[1] - d[0] < 0.5 and d[0] <= 1000.0
+
+
+def write_points(ctx, evaluate, r7, tri, to_utm):
     from datetime import date
     rows = []
-    for i, (lon, lat) in enumerate(points_in(ctx["town"])):
+    skipped = 0
+    for lon, lat in points_in(ctx["town"], COUNT * 2):
+        if len(rows) == COUNT:
+            break
         sq = Polygon([(r7(x), r7(y)) for x, y in square(lon, lat).exterior.coords])
+        if ambiguous(sq, ctx, to_utm):
+            skipped += 1
+            continue
+        i = len(rows)
         site = {"id": f"P{i + 1:03d}", "name": "point", "status": "planned", "common_plan": False,
                 "single_family": False, "agricultural": False, "phases": []}
         res = evaluate(site, sq, sq, [], [("1", sq, date(2026, 5, 1), date(2026, 9, 30))], ctx)
@@ -61,6 +76,7 @@ def write_points(ctx, evaluate, r7, tri):
             "first_listed_m": f"{fi[3]:.0f}" if fi else "",
             "water_test": tri(res["water"]),
         })
+    print(f"{skipped} points left out: two waters within 0.5 m of the nearest")
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")

@@ -18,8 +18,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use water::{
-    DivergenceInfo, EntryFacts, EntryRule, Impaired, NotCovered, Reach, ReceivingWater, TmdlWatershed,
-    WaterFacts,
+    DivergenceInfo, EntryFacts, EntryRule, Impaired, NotCovered, Reach, ReceivingWater,
+    TmdlWatershed, WaterFacts,
 };
 
 #[derive(Debug, Clone, Serialize)]

@@ -427,7 +427,10 @@ fn follow_downstream(
     }
     for (i, (s, r)) in trace.iter().zip(&out.downstream).enumerate() {
         let uncovered = r.assessment == NOT_COVERED
-            && !out.not_covered.iter().any(|n| Some(&n.segment) == r.segment.as_ref());
+            && !out
+                .not_covered
+                .iter()
+                .any(|n| Some(&n.segment) == r.segment.as_ref());
         if let (true, Some(seg)) = (uncovered, &r.segment) {
             out.not_covered.push(NotCovered {
                 segment: seg.clone(),

@@ -65,7 +65,10 @@ pub fn receiving_waters(f: &Facts, r: &Rules) -> Decision {
     let sources = if f.water.name_notes.is_empty() {
         String::new()
     } else {
-        format!(" Where the names come from: {}.", f.water.name_notes.join("; "))
+        format!(
+            " Where the names come from: {}.",
+            f.water.name_notes.join("; ")
+        )
     };
     let entry = format!("{}{sources}", describe_entry(f));
     let reason = match (required, names.is_empty()) {

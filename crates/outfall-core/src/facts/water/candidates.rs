@@ -89,22 +89,22 @@ pub(super) fn candidates_near(
                 },
             ));
             if out.len() >= k.max(1) {
-                out.sort_by(|a, b| {
-                    a.1.distance_m
-                        .total_cmp(&b.1.distance_m)
-                        .then(a.0.cmp(&b.0))
-                });
+                out.sort_by(nearest_first);
                 out.truncate(k.max(1));
                 kth = out[k.max(1) - 1].1.distance_m;
             }
         }
     }
-    out.sort_by(|a, b| {
-        a.1.distance_m
-            .total_cmp(&b.1.distance_m)
-            .then(a.0.cmp(&b.0))
-    });
+    out.sort_by(nearest_first);
     out.into_iter().map(|(_, c)| c).collect()
+}
+
+/// Nearest first; an exact tie goes to the earlier layer, then the earlier feature, so the
+/// answer follows the data's order and not the index's.
+fn nearest_first(a: &(usize, Candidate), b: &(usize, Candidate)) -> std::cmp::Ordering {
+    a.1.distance_m
+        .total_cmp(&b.1.distance_m)
+        .then((a.1.layer, a.1.feature).cmp(&(b.1.layer, b.1.feature)))
 }
 
 pub(super) fn hits_of(catalog: &Catalog, c: &Candidate) -> Vec<ImpairmentHit> {
