@@ -61,6 +61,7 @@ fn base() -> Facts {
             listed: vec![],
             tmdl_entered: vec![],
             tmdl_footprint: vec![],
+            sewer: None,
         },
         claims: Claims {
             status: Stated::Known(SiteStatus::UnderConstruction),

@@ -294,3 +294,45 @@ fn a_storm_column_missing_from_the_file_is_an_error_naming_it() {
         "{msg}"
     );
 }
+
+async fn http_get(state: outfall_server::AppState, uri: &str) -> (u16, serde_json::Value) {
+    use axum::body::Body;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let req = axum::http::Request::get(uri)
+        .body(Body::empty())
+        .expect("request");
+    let res = outfall_server::app(state)
+        .oneshot(req)
+        .await
+        .expect("response");
+    let status = res.status().as_u16();
+    let body = res.into_body().collect().await.expect("body").to_bytes();
+    (status, serde_json::from_slice(&body).unwrap_or_default())
+}
+
+#[tokio::test]
+async fn http_serves_an_outfalls_upstream_network_and_the_storm_collections() {
+    let (_dir, cat) = town().open();
+    let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    let state = outfall_server::AppState::new(std::sync::Arc::new(cat), web);
+    let (status, v) = http_get(state.clone(), "/outfalls/OF1/upstream").await;
+    assert_eq!(status, 200, "{v}");
+    let features = v["features"].as_array().expect("features");
+    let kinds = |k: &str| {
+        features
+            .iter()
+            .filter(|f| f["properties"]["kind"] == k)
+            .count()
+    };
+    assert_eq!((kinds("pipe"), features.len()), (4, 9), "{v}");
+    assert!(features
+        .iter()
+        .any(|f| f["id"] == "P2" && f["properties"]["evidence"] == "inverts"));
+    let (status, _) = http_get(state.clone(), "/outfalls/NOPE/upstream").await;
+    assert_eq!(status, 404);
+    for c in ["storm_pipes", "storm_structures"] {
+        let (status, v) = http_get(state.clone(), &format!("/collections/{c}/items")).await;
+        assert_eq!(status, 200, "{c}: {v}");
+    }
+}
