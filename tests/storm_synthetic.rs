@@ -336,3 +336,45 @@ async fn http_serves_an_outfalls_upstream_network_and_the_storm_collections() {
         assert_eq!(status, 200, "{c}: {v}");
     }
 }
+
+#[test]
+fn the_sewer_command_traces_a_site_down_and_an_outfall_up() {
+    let t = town();
+    let owned: Vec<(&str, &[u8])> = t
+        .files
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_bytes()))
+        .collect();
+    let dir = common::dataset(&t.manifest, &owned);
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_outfall"))
+            .arg("sewer")
+            .arg("--data")
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .expect("outfall runs");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (ok, out, err) = run(&["--site", "S1", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["entry_rule"], "storm_sewer");
+    assert_eq!(v["receiving_waters"][0], "Far Brook");
+    assert_eq!(
+        v["sewer"]["trace"]["pipes"].as_array().map(Vec::len),
+        Some(3)
+    );
+    let (ok, out, err) = run(&["--outfall", "OF1"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with("outfall OF1: 5 structure(s), 4 pipe(s)"),
+        "{out}"
+    );
+    let (ok, _, err) = run(&["--outfall", "NOPE"]);
+    assert!(!ok && err.contains("NOPE"), "{err}");
+}
