@@ -17,6 +17,7 @@ fn main() -> anyhow::Result<()> {
         Command::Validate(args) => cli::validate::run(args),
         Command::Inspections(args) => cli::inspections::run(args),
         Command::Sites(args) => cli::sites::run(args),
+        Command::Sewer(args) => cli::sewer::run(args),
         Command::Serve(args) => cli::serve::run(args),
         Command::Token {
             action: cli::token::Action::Create(args),

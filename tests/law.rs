@@ -63,6 +63,7 @@ fn base() -> Facts {
             name_notes: vec![],
             tmdl_entered: vec![],
             tmdl_footprint: vec![],
+            sewer: None,
         },
         claims: Claims {
             status: Stated::Known(SiteStatus::UnderConstruction),

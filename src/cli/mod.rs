@@ -7,6 +7,7 @@ pub mod inspections;
 pub mod prepare;
 pub mod rules;
 pub mod serve;
+pub mod sewer;
 pub mod sites;
 pub mod token;
 pub mod validate;
@@ -43,6 +44,8 @@ pub enum Command {
     Inspections(inspections::Args),
     /// List the sites of a data set.
     Sites(sites::Args),
+    /// The storm-sewer trace of a site or point to its outfalls, or what drains to an outfall.
+    Sewer(sewer::Args),
     /// Serve the map, OGC API Features, tiles and site reports over HTTP.
     Serve(serve::Args),
     /// Manage the access tokens of the site registry's writes.

@@ -48,6 +48,8 @@ pub struct Catalog {
     pub site_problems: Vec<LoadProblem>,
     /// Daily precipitation records (`rainfall` layers) for the inspection calendar.
     pub rainfall: Vec<load::rainfall::Rainfall>,
+    /// The storm-sewer network, when storm pipes are loaded.
+    pub storm: Option<crate::storm::StormNetwork>,
     site_index: HashMap<String, usize>,
 }
 
@@ -74,6 +76,7 @@ impl Catalog {
             &waterbody_impairments,
             &manifest.rules,
         );
+        let storm = crate::storm::build(&layers)?;
         let sites = collect_sites(&layers)?;
         // A table list has no geometry of its own: serve the waters it lists, after every
         // match above so the derived layer never matches itself.
@@ -95,6 +98,7 @@ impl Catalog {
             waterbody_impairments,
             site_problems: Vec::new(),
             rainfall,
+            storm,
             site_index,
         };
         catalog.site_problems = check_sites(&catalog);
@@ -239,6 +243,11 @@ impl Catalog {
                     .flat_map(|r| r.problems.iter().cloned()),
             )
             .chain(self.site_problems.iter().cloned())
+            .chain(
+                self.storm
+                    .iter()
+                    .flat_map(|s| s.problems.iter().map(|p| p.to_load_problem())),
+            )
             .collect()
     }
 

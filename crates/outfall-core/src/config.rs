@@ -4,10 +4,12 @@
 
 mod paths;
 pub mod settings;
+pub mod storm;
 
 pub(crate) use paths::check_inside;
 pub use paths::path_stays_inside;
 pub use settings::{Bounds, CauseReading, Rules, Setting, SETTINGS};
+pub use storm::{StormConfig, StructureKind};
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -32,10 +34,16 @@ pub enum Role {
     Basemap,
     /// A daily precipitation record (GHCN-Daily or CDO CSV) for the inspection calendar.
     Rainfall,
+    /// Storm-sewer pipes (lines), with their `[layer.storm]` fields.
+    #[serde(rename = "storm_pipes")]
+    StormPipes,
+    /// Storm-sewer structures (points): inlets, manholes, outfalls, culvert ends.
+    #[serde(rename = "storm_structures")]
+    StormStructures,
 }
 
 impl Role {
-    pub const ALL: [Role; 11] = [
+    pub const ALL: [Role; 13] = [
         Role::Parcels,
         Role::Disturbance,
         Role::Sites,
@@ -47,6 +55,8 @@ impl Role {
         Role::Boundary,
         Role::Basemap,
         Role::Rainfall,
+        Role::StormPipes,
+        Role::StormStructures,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -62,6 +72,8 @@ impl Role {
             Role::Boundary => "boundary",
             Role::Basemap => "basemap",
             Role::Rainfall => "rainfall",
+            Role::StormPipes => "storm_pipes",
+            Role::StormStructures => "storm_structures",
         }
     }
 
@@ -186,6 +198,9 @@ pub struct LayerConfig {
     /// Site-attribute column overrides: semantic name -> column (status, single_family, ...).
     #[serde(default)]
     pub fields: BTreeMap<String, String>,
+    /// `storm_pipes` / `storm_structures`: the city's storm-sewer columns and settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storm: Option<StormConfig>,
 }
 
 impl LayerConfig {
@@ -333,6 +348,7 @@ impl Manifest {
                     l.path.display()
                 )));
             }
+            storm::check_layer(l).map_err(bad)?;
             if l.role == Role::Disturbance && l.site_field.is_none() {
                 return Err(bad(format!(
                     "layer disturbance ({}): site_field is required",

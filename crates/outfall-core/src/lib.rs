@@ -27,6 +27,7 @@ pub mod registry;
 pub mod report;
 pub mod screening;
 pub mod search;
+pub mod storm;
 pub mod subject;
 pub mod tiles;
 pub mod vocabulary;

@@ -114,7 +114,7 @@ pub struct Conditions {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Entry {
-    /// "nearest", "outfall_point", "catchment" or "none"
+    /// "storm_sewer", "nearest", "outfall_point", "catchment" or "none"
     pub rule: String,
     pub reach_id: Option<String>,
     /// The first receiving water (flowline or waterbody id) and its kind.
@@ -124,6 +124,10 @@ pub struct Entry {
     pub reason: String,
     /// The applicant's outfall point [lon, lat], when given.
     pub outfall: Option<[f64; 2]>,
+    /// The storm-sewer trace (inlets, pipes with their evidence, outfalls and their
+    /// receiving waters), when the site's runoff enters inlets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sewer: Option<crate::facts::water::SewerFacts>,
 }
 
 #[derive(Debug, Clone, Serialize)]

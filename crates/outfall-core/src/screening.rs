@@ -66,6 +66,7 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
             distance_m: w.entry.distance_m,
             reason: entry_reason,
             outfall: w.entry.outfall,
+            sewer: w.sewer,
         },
         frame_bbox: framed.bbox,
         outfall_path: framed.outfall_path,

@@ -15,6 +15,7 @@ mod openapi;
 mod params;
 mod registry;
 mod serve;
+mod sewer;
 mod sites;
 mod state;
 mod tiles;
@@ -80,6 +81,7 @@ pub fn app(state: AppState) -> Router {
         .routes(routes!(sites::trace))
         .routes(routes!(sites::parcel_waters))
         .routes(routes!(sites::parcel_report_html))
+        .routes(routes!(sewer::upstream))
         .routes(routes!(uploads::check))
         .routes(routes!(uploads::check_export_geojson))
         .routes(routes!(uploads::check_export_zip))

@@ -200,6 +200,8 @@ settings! {
         "Acres that may be disturbed at any one time without an approved SWPPP.";
     search_radius_m: f64 = 1000.0, AtLeast(0.0), "(7)(b)[1][m]",
         "Metres from the site within which the nearest water is taken as the receiving water.";
+    storm_inlet_search_m: f64 = 30.0, AtLeast(0.0), "(7)(b)[1][m]",
+        "Metres around a site within which a storm-sewer inlet takes its runoff (inlets inside it always do).";
     trace_limit_km: f64 = 50.0, AtLeast(0.0), "(7)(b)[1][m]",
         "Kilometres the downstream trace follows the flow before it stops.";
     impaired_match_m: f64 = 100.0, AtLeast(0.0), "(7)(b)[2] Condition A",

@@ -3,6 +3,7 @@
 //! and the TMDL watersheds the discharge enters. No judgement: the law reads these.
 
 mod candidates;
+mod sewer;
 mod tmdl;
 
 use crate::catalog::Catalog;
@@ -17,6 +18,7 @@ use serde::Serialize;
 use tmdl::{tmdl_entered, tmdl_meeting};
 
 pub use candidates::nearest_water;
+pub use sewer::{SewerFacts, SewerOutfall};
 
 /// How the first receiving water was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -26,6 +28,8 @@ pub enum EntryRule {
     OutfallPoint,
     /// The catchment the site lies in drains to its own flowline (NHDPlus FEATUREID = COMID).
     Catchment,
+    /// The site's inlets drain through the storm sewer to its outfall(s).
+    StormSewer,
     /// The water nearest the site within the search radius: a guess, not a fact of drainage.
     Nearest,
     None,
@@ -36,6 +40,7 @@ impl EntryRule {
         match self {
             EntryRule::OutfallPoint => "outfall_point",
             EntryRule::Catchment => "catchment",
+            EntryRule::StormSewer => "storm_sewer",
             EntryRule::Nearest => "nearest",
             EntryRule::None => "none",
         }
@@ -175,6 +180,9 @@ pub struct WaterFacts {
     pub tmdl_entered: Vec<TmdlWatershed>,
     /// TMDL watersheds the site's footprint meets; shown, never decisive.
     pub tmdl_footprint: Vec<TmdlWatershed>,
+    /// The storm-sewer trace, when the site's runoff enters inlets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sewer: Option<SewerFacts>,
 }
 
 const MAX_CANDIDATES: usize = 20;
@@ -226,6 +234,13 @@ pub fn gather(
         return out;
     };
     out.located = true;
+    // Pipes carry the water past the nearest stream: they decide ahead of every guess, but
+    // not over the applicant's own outfall point.
+    if let (Some(fp), None) = (footprint, outfall) {
+        if let Some(w) = sewer::entry(catalog, fp, &out) {
+            return w;
+        }
+    }
     if !out.waters_loaded {
         return out;
     }
@@ -295,6 +310,7 @@ fn unlocated(
         tmdl_footprint: footprint
             .map(|fp| tmdl_meeting(catalog, fp))
             .unwrap_or_default(),
+        sewer: None,
     }
 }
 

@@ -233,6 +233,7 @@ fn sources(id: RuleId, f: &Facts) -> Vec<String> {
             match f.water.entry.rule {
                 crate::facts::EntryRule::OutfallPoint => "the applicant's outfall point",
                 crate::facts::EntryRule::Catchment => "the catchment the site lies in",
+                crate::facts::EntryRule::StormSewer => "the storm-sewer trace to the outfall",
                 crate::facts::EntryRule::Nearest => "assumed from the nearest water",
                 crate::facts::EntryRule::None => "not found",
             }

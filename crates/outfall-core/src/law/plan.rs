@@ -44,6 +44,13 @@ pub fn describe_entry(f: &Facts) -> String {
             "The site lies in catchment {}, which drains to its own flowline, {name} ({id}).",
             e.catchment_id.as_deref().unwrap_or("?")
         ),
+        EntryRule::StormSewer | EntryRule::None if f.water.sewer.is_some() => f
+            .water
+            .sewer
+            .as_ref()
+            .map(|s| s.describe())
+            .unwrap_or_default(),
+        EntryRule::StormSewer => String::new(),
         EntryRule::Nearest => format!(
             "Assumed from the nearest water: {name} ({id}), {dist:.0} m from the site{lake}. The drainage path is not known; the applicant's outfall point would make it certain."
         ),

@@ -214,6 +214,7 @@ pub(crate) fn upload_config(label: &str, crs: Option<&str>) -> LayerConfig {
         station: None,
         units: None,
         fields: Default::default(),
+        storm: None,
     }
 }
 
