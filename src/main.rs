@@ -18,8 +18,6 @@ fn main() -> anyhow::Result<()> {
         Command::Inspections(args) => cli::inspections::run(args),
         Command::Sites(args) => cli::sites::run(args),
         Command::Serve(args) => cli::serve::run(args),
-        Command::Token {
-            action: cli::token::Action::Create(args),
-        } => cli::token::create(args),
+        Command::Token { action } => cli::token::run(action),
     }
 }

@@ -48,7 +48,10 @@ fn env_with(spec: Option<String>) -> Env {
     let store = outfall_postgis::open(spec.as_deref(), dir.path(), &catalog.manifest.words)
         .expect("registry opens");
     let live = Arc::new(Live::start(store, catalog).expect("registry starts"));
-    let tok = |name: &str, role| token::create(live.registry.as_ref(), name, role).expect("token");
+    let tok = |name: &str, role| {
+        token::create(live.registry.as_ref(), name, role, token::DEFAULT_EXPIRES_DAYS)
+            .expect("token")
+    };
     let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
     Env {
         router: app(AppState::with_registry(web, live.clone())),
@@ -705,6 +708,8 @@ fn tokens_are_stored_hashed_and_checked_without_early_exit() {
                 caller: None,
                 verifications: 1,
                 cost: accepted.cost.clone(),
+                lapsed: None,
+                matched_hash: None,
             },
             "{t} is refused after the same argon2 work as the real token"
         );
@@ -1146,7 +1151,11 @@ fn application_with_typed_fields(e: &Env) {
     app["site"]["common_plan"] = json!(false);
     app["site"]["exemption_claims"] =
         json!([{"code": "(5)(a)", "new_structures": false}, {"code": "logging"}]);
-    let r = e.call("POST", "/sites", Some(&e.applicant), None, Some(app));
+    // Farm status is the officer's to record (issue 22: an applicant's own record made a
+    // 321-acre site exempt); the officer files it.
+    let r = e.call("POST", "/sites", Some(&e.applicant), None, Some(app.clone()));
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.json);
+    let r = e.call("POST", "/sites", Some(&e.officer), None, Some(app));
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
     let p = &r.json["site"]["properties"];
     assert_eq!(p["land_use"], "agricultural");
