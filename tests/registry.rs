@@ -49,8 +49,13 @@ fn env_with(spec: Option<String>) -> Env {
         .expect("registry opens");
     let live = Arc::new(Live::start(store, catalog).expect("registry starts"));
     let tok = |name: &str, role| {
-        token::create(live.registry.as_ref(), name, role, token::DEFAULT_EXPIRES_DAYS)
-            .expect("token")
+        token::create(
+            live.registry.as_ref(),
+            name,
+            role,
+            token::DEFAULT_EXPIRES_DAYS,
+        )
+        .expect("token")
     };
     let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
     Env {
@@ -1153,7 +1158,13 @@ fn application_with_typed_fields(e: &Env) {
         json!([{"code": "(5)(a)", "new_structures": false}, {"code": "logging"}]);
     // Farm status is the officer's to record (issue 22: an applicant's own record made a
     // 321-acre site exempt); the officer files it.
-    let r = e.call("POST", "/sites", Some(&e.applicant), None, Some(app.clone()));
+    let r = e.call(
+        "POST",
+        "/sites",
+        Some(&e.applicant),
+        None,
+        Some(app.clone()),
+    );
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.json);
     let r = e.call("POST", "/sites", Some(&e.officer), None, Some(app));
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);

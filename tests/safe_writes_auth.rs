@@ -95,8 +95,7 @@ impl Env {
                     .and_then(|v| v.to_str().ok())
                     .map(String::from)
             };
-            let (status, retry_after, etag) =
-                (res.status(), header("retry-after"), header("etag"));
+            let (status, retry_after, etag) = (res.status(), header("retry-after"), header("etag"));
             let bytes = res.into_body().collect().await.expect("body").to_bytes();
             let json = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
             Resp {
@@ -143,7 +142,11 @@ fn argon2_work_is_bounded_cached_and_refused_to_guessers() {
         assert_eq!(r.status, StatusCode::OK, "{}", r.json);
         assert_eq!(r.json["name"], "Pat Officer");
     }
-    assert_eq!(e.runs(), before + 1, "a repeated valid token costs no argon2");
+    assert_eq!(
+        e.runs(),
+        before + 1,
+        "a repeated valid token costs no argon2"
+    );
     // Three guesses are checked; the fourth is refused with 429 before any argon2.
     for i in 0..3 {
         let r = e.whoami(&format!("ofl_00000000000{i}_guess"));
@@ -172,7 +175,11 @@ fn tokens_expire_and_are_listed_revoked_and_rotated() {
     assert_eq!(e.whoami(&ann).status, StatusCode::OK);
     let (rotated, fresh) = token::rotate(reg, "Ann Applicant", 30).expect("rotate");
     let r = e.whoami(&ann);
-    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "the old secret is refused");
+    assert_eq!(
+        r.status,
+        StatusCode::UNAUTHORIZED,
+        "the old secret is refused"
+    );
     let r = e.whoami(&fresh);
     assert_eq!(r.status, StatusCode::OK, "{}", r.json);
     assert_eq!(r.json["token_id"], rotated.token_id.as_str());
@@ -189,7 +196,10 @@ fn tokens_expire_and_are_listed_revoked_and_rotated() {
     assert!(token::create(reg, "x", AccessRole::Officer, 0).is_err());
     let list = token::list(reg).expect("list");
     assert_eq!(list.len(), 1);
-    assert_eq!(list[0].expires_at.as_deref(), Some("2020-01-01T00:00:00.000Z"));
+    assert_eq!(
+        list[0].expires_at.as_deref(),
+        Some("2020-01-01T00:00:00.000Z")
+    );
     let shown = serde_json::to_string(&list[0]).expect("json");
     assert!(!shown.contains("argon2"), "{shown}");
     // The command line: list and revoke by id.
@@ -206,7 +216,10 @@ fn tokens_expire_and_are_listed_revoked_and_rotated() {
         String::from_utf8_lossy(&out.stdout).to_string()
     };
     let table = run(&["token", "list"]);
-    assert!(table.contains("Ann Applicant") && table.contains("(expired)"), "{table}");
+    assert!(
+        table.contains("Ann Applicant") && table.contains("(expired)"),
+        "{table}"
+    );
     let out = run(&["token", "revoke", &rotated.token_id]);
     assert!(out.contains("revoked Ann Applicant"), "{out}");
     assert!(token::list(reg).expect("list")[0].revoked.is_some());
@@ -221,7 +234,12 @@ fn names_are_unique_and_submissions_belong_to_token_ids() {
     let ann = e.token("Ann Applicant", AccessRole::Applicant);
     let err = token::create(reg, "Ann Applicant", AccessRole::Applicant, 90).unwrap_err();
     assert!(err.to_string().contains("exists already"), "{err}");
-    let r = e.call("POST", "/sites", Some(&ann), Some(application(0.0012, None)));
+    let r = e.call(
+        "POST",
+        "/sites",
+        Some(&ann),
+        Some(application(0.0012, None)),
+    );
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
     let id = token::list(reg).expect("list")[0].token_id.clone();
     assert_eq!(r.json["site"]["submitted_by"], id.as_str());
@@ -239,7 +257,13 @@ fn names_are_unique_and_submissions_belong_to_token_ids() {
 fn application(side_deg: f64, claim: Option<Value>) -> Value {
     let (x, y) = (-76.1810, 43.1690);
     let w = side_deg * 1.37;
-    let ring = json!([[[x, y], [x + w, y], [x + w, y + side_deg], [x, y + side_deg], [x, y]]]);
+    let ring = json!([[
+        [x, y],
+        [x + w, y],
+        [x + w, y + side_deg],
+        [x, y + side_deg],
+        [x, y]
+    ]]);
     let mut site = json!({"name": "Attack 5", "outfall": "-76.1795,43.1700",
         "land_use": "commercial", "common_plan": false});
     if let Some(c) = claim {
@@ -258,7 +282,12 @@ fn an_applicant_cannot_certify_a_repair_exemption() {
     let ann = e.token("Ann Applicant", AccessRole::Applicant);
     // 0.0103 degrees of latitude by 0.0141 of longitude at 43.17 N: about 321 acres.
     let found = json!({"code": "d", "repair_deemed_necessary": true});
-    let r = e.call("POST", "/sites", Some(&ann), Some(application(0.0103, Some(found))));
+    let r = e.call(
+        "POST",
+        "/sites",
+        Some(&ann),
+        Some(application(0.0103, Some(found))),
+    );
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.json);
     assert!(detail(&r).contains("repair_deemed_necessary"), "{}", r.json);
     for (field, value) in [
@@ -273,7 +302,12 @@ fn an_applicant_cannot_certify_a_repair_exemption() {
         assert!(detail(&r).contains(field), "{}", r.json);
     }
     let claimed = json!({"code": "d"});
-    let r = e.call("POST", "/sites", Some(&ann), Some(application(0.0103, Some(claimed))));
+    let r = e.call(
+        "POST",
+        "/sites",
+        Some(&ann),
+        Some(application(0.0103, Some(claimed))),
+    );
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
     let acres = r.json["report"]["disturbance"]["total_acres"].as_f64();
     let exempt = &r.json["report"]["conditions"]["exempt"];
@@ -297,7 +331,10 @@ fn an_outside_edit_changes_the_etag_and_is_audited() {
     .expect("outside edit");
     let after = e.call("GET", "/sites/S01", None, None);
     assert_ne!(before.etag, after.etag);
-    assert_eq!(after.json["version"], before.json["version"].as_i64().unwrap_or(0) + 1);
+    assert_eq!(
+        after.json["version"],
+        before.json["version"].as_i64().unwrap_or(0) + 1
+    );
     let history = e.call("GET", "/sites/S01/history", None, None).json;
     let outside: Vec<&Value> = history["history"]
         .as_array()
@@ -322,12 +359,15 @@ fn an_outside_edit_changes_the_etag_and_is_audited() {
         .uri("/sites/S01")
         .header("authorization", format!("Bearer {officer}"))
         .header("if-match", moved.etag.clone().unwrap_or_default())
+        .header("content-type", "application/json")
         .body(Body::from(r#"{"name":"By the service"}"#))
         .expect("request");
-    req.extensions_mut()
-        .insert(ConnectInfo("192.0.2.8:1".parse::<SocketAddr>().expect("addr")));
+    req.extensions_mut().insert(ConnectInfo(
+        "192.0.2.8:1".parse::<SocketAddr>().expect("addr"),
+    ));
     let router = e.router.clone();
-    let status = e.rt.block_on(async move { router.oneshot(req).await.expect("patch").status() });
+    let status =
+        e.rt.block_on(async move { router.oneshot(req).await.expect("patch").status() });
     assert_eq!(status, StatusCode::OK);
     let history = e.call("GET", "/sites/S01/history", None, None).json;
     let rows = history["history"].as_array().expect("history");
@@ -348,7 +388,9 @@ fn slow_clients_cannot_fill_the_connections() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let addr = listener.local_addr().expect("addr");
         let opts = outfall_server::ServeOptions {
             header_read_timeout: Duration::from_secs(3600),
@@ -368,7 +410,8 @@ fn slow_clients_cannot_fill_the_connections() {
         ));
         let open_from = |ip: &'static str| async move {
             let sock = tokio::net::TcpSocket::new_v4().expect("socket");
-            sock.bind(format!("{ip}:0").parse().expect("ip")).expect("bind");
+            sock.bind(format!("{ip}:0").parse().expect("ip"))
+                .expect("bind");
             let mut s = sock.connect(addr).await.expect("connect");
             s.write_all(b"GET /conformance HTTP/1.1\r\nHost: x\r\n")
                 .await
@@ -389,14 +432,22 @@ fn slow_clients_cannot_fill_the_connections() {
         }
         let kept: Vec<_> = slow.drain(..4).collect();
         for s in slow {
-            assert!(closed(s).await, "a socket past the address's share is closed");
+            assert!(
+                closed(s).await,
+                "a socket past the address's share is closed"
+            );
         }
         let answer = |ip: &'static str| async move {
             let mut s = open_from(ip).await;
-            s.write_all(b"Connection: close\r\n\r\n").await.expect("end headers");
+            s.write_all(b"Connection: close\r\n\r\n")
+                .await
+                .expect("end headers");
             let mut text = String::new();
             let read = s.read_to_string(&mut text);
-            tokio::time::timeout(Duration::from_secs(20), read).await.expect("no hang").expect("read");
+            tokio::time::timeout(Duration::from_secs(20), read)
+                .await
+                .expect("no hang")
+                .expect("read");
             text
         };
         let text = answer("127.0.0.3").await;

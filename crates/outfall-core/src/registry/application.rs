@@ -6,8 +6,8 @@
 
 use super::typed::applicant_may_state;
 use super::{apply_change, join_parcel_ids, AccessRole, DisturbanceRecord, SiteRecord};
-use crate::claims::Vocabulary;
 use crate::catalog::Catalog;
+use crate::claims::Vocabulary;
 use crate::error::{Error, Result};
 use crate::load::Feature;
 use serde_json::{Map, Value};
@@ -226,13 +226,25 @@ mod tests {
         let a = read_application(&doc(claim), 10).unwrap();
         assert_eq!(a.forbidden_field(applicant, &words), Some("verified_by"));
         for (site, field) in [
-            (r#"{"exemption_claims":[{"code":"d","repair_deemed_necessary":true}]}"#, "repair_deemed_necessary"),
-            (r#"{"building_permit_approved":"2007-01-01"}"#, "building_permit_approved"),
-            (r#"{"exemption_claims":[{"code":"e","plat_approved":"2007-01-01"}]}"#, "plat_approved"),
+            (
+                r#"{"exemption_claims":[{"code":"d","repair_deemed_necessary":true}]}"#,
+                "repair_deemed_necessary",
+            ),
+            (
+                r#"{"building_permit_approved":"2007-01-01"}"#,
+                "building_permit_approved",
+            ),
+            (
+                r#"{"exemption_claims":[{"code":"e","plat_approved":"2007-01-01"}]}"#,
+                "plat_approved",
+            ),
             (r#"{"land_use":"farm"}"#, "land_use"),
             (r#"{"land_use":"Agricultural"}"#, "land_use"),
             (r#"{"agricultural":true}"#, "agricultural"),
-            (r#"{"swppp_approval":{"decision":"approved"}}"#, "swppp_approval"),
+            (
+                r#"{"swppp_approval":{"decision":"approved"}}"#,
+                "swppp_approval",
+            ),
         ] {
             let a = read_application(&doc(site), 10).unwrap();
             assert_eq!(a.forbidden_field(applicant, &words), Some(field), "{site}");

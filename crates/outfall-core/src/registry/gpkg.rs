@@ -271,8 +271,11 @@ impl Store for GeoPackage {
             .map_err(|e| self.err(e))?;
         // The flag the outside-edit triggers look for: a row only this transaction sees,
         // gone before it commits, so the service's own writes are not audited twice.
-        tx.execute("INSERT INTO outfall_writer (since) VALUES (?1)", [now_utc()])
-            .map_err(|e| self.err(e))?;
+        tx.execute(
+            "INSERT INTO outfall_writer (since) VALUES (?1)",
+            [now_utc()],
+        )
+        .map_err(|e| self.err(e))?;
         work(&mut Rows(&tx))?;
         tx.execute("DELETE FROM outfall_writer", [])
             .map_err(|e| self.err(e))?;

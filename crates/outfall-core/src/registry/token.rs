@@ -309,7 +309,10 @@ fn judge(r: TokenRecord, now: &str) -> (Option<Caller>, Option<Lapsed>) {
 /// The caller of `record` now, without argon2: for a token whose secret was verified a
 /// moment ago (the server's cache), so that a revocation or expiry since is seen at once.
 /// `hash` is the hash the secret was verified against: a rotated token no longer has it.
-pub fn recheck(record: Option<TokenRecord>, hash: &str) -> Option<std::result::Result<Caller, Lapsed>> {
+pub fn recheck(
+    record: Option<TokenRecord>,
+    hash: &str,
+) -> Option<std::result::Result<Caller, Lapsed>> {
     let record = record.filter(|r| r.hash == hash)?;
     match judge(record, &super::now_utc()) {
         (Some(c), _) => Some(Ok(c)),

@@ -289,7 +289,13 @@ pub fn change_token(
         };
         let field = format!("token {} ({})", token.name, token.token_id);
         let change = (field, note(&old), note(&token));
-        audit(tx, &format!("outfall token {action}"), "token", None, &[change])?;
+        audit(
+            tx,
+            &format!("outfall token {action}"),
+            "token",
+            None,
+            &[change],
+        )?;
         Ok(token)
     })
 }
