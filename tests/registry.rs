@@ -1454,3 +1454,43 @@ fn an_old_postgis_registry_is_converted_once_on_open() {
     let dir = tempfile::tempdir().expect("temp dir");
     migrates_once(&|| outfall_postgis::open(Some(&url), dir.path(), &words).expect("opens"));
 }
+
+/// Issue 22, attack 12 on PostGIS: an edit made with another client (as QGIS makes it)
+/// bumps the site's version and leaves an audit row; the service's own edit does not
+/// trigger one (`SET LOCAL outfall.service`).
+#[test]
+fn postgis_outside_edit_changes_the_etag_and_is_audited() {
+    let Some(url) = fresh_database() else { return };
+    let e = env_with(Some(url.clone()));
+    let before = e.get("/sites/S01");
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    db.execute(
+        "UPDATE sites SET name = 'Renamed in QGIS' WHERE site_id = 'S01'",
+        &[],
+    )
+    .expect("outside edit");
+    let after = e.get("/sites/S01");
+    assert_eq!(
+        after.json["version"],
+        before.json["version"].as_i64().unwrap_or(0) + 1
+    );
+    assert_ne!(etag(&before), etag(&after));
+    let r = e.call(
+        "PATCH",
+        "/sites/S01",
+        Some(&e.officer),
+        Some(&etag(&after)),
+        Some(json!({"name": "By the service"})),
+    );
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let history = e.get("/sites/S01/history").json;
+    let outside: Vec<&Value> = history["history"]
+        .as_array()
+        .expect("history")
+        .iter()
+        .filter(|h| h["who"] == "outside the service")
+        .collect();
+    assert_eq!(outside.len(), 1, "{history}");
+    assert_eq!(outside[0]["field"], "name");
+    assert_eq!(outside[0]["new_value"], "Renamed in QGIS");
+}

@@ -116,7 +116,8 @@ with Meter() as m:
                           "--name", "Bob Applicant"], capture_output=True, text=True).stdout.strip()
     s, _, body = request("GET", "/submissions", bob)
     codes.append(f"other applicant sees {len(json.loads(body)['submissions'])} submissions ({s})")
-report(6, "duplicate name, submissions by id", m, codes, "; " + dup.stderr.strip().splitlines()[-1][:120])
+said = [l for l in dup.stderr.splitlines() if "exists already" in l][:1]
+report(6, "duplicate name, submissions by id", m, codes, "; " + (said[0][:140] if said else "no refusal message"))
 
 # 7. List, rotate, revoke, expire from the command line; each old token is refused.
 codes = []
