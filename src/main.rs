@@ -19,8 +19,6 @@ fn main() -> anyhow::Result<()> {
         Command::Sites(args) => cli::sites::run(args),
         Command::Sewer(args) => cli::sewer::run(args),
         Command::Serve(args) => cli::serve::run(args),
-        Command::Token {
-            action: cli::token::Action::Create(args),
-        } => cli::token::create(args),
+        Command::Token { action } => cli::token::run(action),
     }
 }

@@ -48,7 +48,15 @@ fn env_with(spec: Option<String>) -> Env {
     let store = outfall_postgis::open(spec.as_deref(), dir.path(), &catalog.manifest.words)
         .expect("registry opens");
     let live = Arc::new(Live::start(store, catalog).expect("registry starts"));
-    let tok = |name: &str, role| token::create(live.registry.as_ref(), name, role).expect("token");
+    let tok = |name: &str, role| {
+        token::create(
+            live.registry.as_ref(),
+            name,
+            role,
+            token::DEFAULT_EXPIRES_DAYS,
+        )
+        .expect("token")
+    };
     let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
     Env {
         router: app(AppState::with_registry(web, live.clone())),
@@ -705,6 +713,8 @@ fn tokens_are_stored_hashed_and_checked_without_early_exit() {
                 caller: None,
                 verifications: 1,
                 cost: accepted.cost.clone(),
+                lapsed: None,
+                matched_hash: None,
             },
             "{t} is refused after the same argon2 work as the real token"
         );
@@ -1146,7 +1156,17 @@ fn application_with_typed_fields(e: &Env) {
     app["site"]["common_plan"] = json!(false);
     app["site"]["exemption_claims"] =
         json!([{"code": "(5)(a)", "new_structures": false}, {"code": "logging"}]);
-    let r = e.call("POST", "/sites", Some(&e.applicant), None, Some(app));
+    // Farm status is the officer's to record (issue 22: an applicant's own record made a
+    // 321-acre site exempt); the officer files it.
+    let r = e.call(
+        "POST",
+        "/sites",
+        Some(&e.applicant),
+        None,
+        Some(app.clone()),
+    );
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.json);
+    let r = e.call("POST", "/sites", Some(&e.officer), None, Some(app));
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
     let p = &r.json["site"]["properties"];
     assert_eq!(p["land_use"], "agricultural");
@@ -1433,4 +1453,44 @@ fn an_old_postgis_registry_is_converted_once_on_open() {
     let words = Vocabulary::default();
     let dir = tempfile::tempdir().expect("temp dir");
     migrates_once(&|| outfall_postgis::open(Some(&url), dir.path(), &words).expect("opens"));
+}
+
+/// Issue 22, attack 12 on PostGIS: an edit made with another client (as QGIS makes it)
+/// bumps the site's version and leaves an audit row; the service's own edit does not
+/// trigger one (`SET LOCAL outfall.service`).
+#[test]
+fn postgis_outside_edit_changes_the_etag_and_is_audited() {
+    let Some(url) = fresh_database() else { return };
+    let e = env_with(Some(url.clone()));
+    let before = e.get("/sites/S01");
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    db.execute(
+        "UPDATE sites SET name = 'Renamed in QGIS' WHERE site_id = 'S01'",
+        &[],
+    )
+    .expect("outside edit");
+    let after = e.get("/sites/S01");
+    assert_eq!(
+        after.json["version"],
+        before.json["version"].as_i64().unwrap_or(0) + 1
+    );
+    assert_ne!(etag(&before), etag(&after));
+    let r = e.call(
+        "PATCH",
+        "/sites/S01",
+        Some(&e.officer),
+        Some(&etag(&after)),
+        Some(json!({"name": "By the service"})),
+    );
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let history = e.get("/sites/S01/history").json;
+    let outside: Vec<&Value> = history["history"]
+        .as_array()
+        .expect("history")
+        .iter()
+        .filter(|h| h["who"] == "outside the service")
+        .collect();
+    assert_eq!(outside.len(), 1, "{history}");
+    assert_eq!(outside[0]["field"], "name");
+    assert_eq!(outside[0]["new_value"], "Renamed in QGIS");
 }

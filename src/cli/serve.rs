@@ -34,6 +34,13 @@ pub struct Args {
     /// Most connections served at once; more wait until one closes
     #[arg(long, default_value_t = 512)]
     max_connections: usize,
+    /// Most connections open at once from one address; more are closed at once
+    #[arg(long, default_value_t = 64)]
+    max_connections_per_client: usize,
+    /// Most connections waiting for their first request's headers; past it, the one that
+    /// has waited longest is closed
+    #[arg(long, default_value_t = 128)]
+    max_waiting_connections: usize,
     /// Most POST /check computing at once; more answer 503 with Retry-After
     /// (default: the number of CPUs)
     #[arg(long)]
@@ -79,6 +86,8 @@ fn limits(args: &Args) -> anyhow::Result<(Limits, ServeOptions)> {
     let options = ServeOptions {
         header_read_timeout: secs("header-timeout-secs", args.header_timeout_secs)?,
         max_connections: args.max_connections.max(1),
+        max_connections_per_client: args.max_connections_per_client.max(1),
+        max_waiting_connections: args.max_waiting_connections.max(1),
         ..Default::default()
     };
     Ok((limits, options))

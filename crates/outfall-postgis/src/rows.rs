@@ -4,8 +4,8 @@
 use geo_types::Geometry;
 use geozero::{CoordDimensions, ToGeo, ToWkb};
 use outfall_core::error::{Error, Result};
-use outfall_core::registry::rows::{self, SiteRow, SqlStyle};
-use outfall_core::registry::SiteRecord;
+use outfall_core::registry::rows::{self, SiteRow, SqlStyle, TokenRow};
+use outfall_core::registry::{SiteRecord, TokenRecord};
 use postgres::Row;
 
 pub(crate) const STYLE: SqlStyle = SqlStyle {
@@ -53,4 +53,14 @@ pub(crate) fn site_of(r: &Row, geometry: bool) -> Result<SiteRecord> {
         };
     }
     Ok(site)
+}
+
+/// A token row of `rows::TOKEN_SELECT`.
+pub(crate) fn token_of(r: &Row) -> Result<TokenRecord> {
+    TokenRow {
+        text: [r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)],
+        expires_at: r.get(5),
+        revoked: r.get(6),
+    }
+    .record()
 }

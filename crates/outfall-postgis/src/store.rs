@@ -4,12 +4,12 @@
 //! The client is synchronous; the server calls it off the async threads. What a write means
 //! is the core's (`outfall_core::registry::Store`); this file only moves rows.
 
-use crate::rows::{db_error, from_wkb, site_of, STYLE};
+use crate::rows::{db_error, from_wkb, site_of, token_of, STYLE};
 use crate::tx::PgTx;
 use outfall_core::claims::Vocabulary;
 use outfall_core::error::{Error, Result};
 use outfall_core::record::{Inspection, RainfallDay};
-use outfall_core::registry::rows::{self, parse_date};
+use outfall_core::registry::rows::{self, parse_date, TOKEN_SELECT};
 use outfall_core::registry::store::{Store, Tx};
 use outfall_core::registry::{migrate, AuditEntry, DisturbanceRecord, SiteRecord, TokenRecord};
 use postgres::{Client, NoTls, Row};
@@ -26,6 +26,12 @@ fn redact(url: &str) -> String {
         _ => url.to_string(),
     }
 }
+
+/// The PostGIS store's own migrations (the shared ones are `migrate`'s).
+const SQL: migrate::StoreSql = migrate::StoreSql {
+    first: include_str!("postgis_v1.sql"),
+    outside_edits: include_str!("postgis_v4_outside_edits.sql"),
+};
 
 pub struct PostGis {
     /// The URL without its password, for messages.
@@ -46,7 +52,7 @@ impl PostGis {
             label,
             client: Mutex::new(client),
         };
-        migrate::run(&pg, include_str!("postgis_v1.sql"), words)?;
+        migrate::run(&pg, &SQL, words)?;
         Ok(pg)
     }
 
@@ -179,22 +185,14 @@ impl Store for PostGis {
     }
 
     fn token(&self, token_id: &str) -> Result<Option<TokenRecord>> {
-        let row = self.lock().query_opt(
-            "SELECT token_id, name, role, hash, created_at FROM tokens \
-             WHERE token_id = $1 AND revoked IS NULL",
-            &[&token_id],
-        );
-        row.map_err(|e| db_error(&self.label, e))?
-            .map(|r| {
-                Ok(TokenRecord {
-                    token_id: r.get(0),
-                    name: r.get(1),
-                    role: r.get::<_, String>(2).parse()?,
-                    hash: r.get(3),
-                    created_at: r.get(4),
-                })
-            })
-            .transpose()
+        let sql = format!("{TOKEN_SELECT} WHERE token_id = $1");
+        let rows = self.query(&sql, &[&token_id])?;
+        rows.first().map(token_of).transpose()
+    }
+
+    fn tokens(&self) -> Result<Vec<TokenRecord>> {
+        let sql = format!("{TOKEN_SELECT} ORDER BY created_at, token_id");
+        self.query(&sql, &[])?.iter().map(token_of).collect()
     }
 
     /// One transaction at READ COMMITTED: what a write reads it locks (`FOR UPDATE`), so
@@ -202,6 +200,10 @@ impl Store for PostGis {
     fn transaction(&self, work: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
         let mut client = self.lock();
         let mut tx = client.transaction().map_err(|e| db_error(&self.label, e))?;
+        // What the outside-edit triggers look for, for this transaction only: the service's
+        // writes audit themselves and must not be audited twice.
+        tx.batch_execute("SET LOCAL outfall.service = 'on'")
+            .map_err(|e| db_error(&self.label, e))?;
         work(&mut PgTx::new(&mut tx, &self.label))?;
         tx.commit().map_err(|e| db_error(&self.label, e))
     }

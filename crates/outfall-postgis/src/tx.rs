@@ -1,10 +1,10 @@
 //! The PostGIS store's write transaction: the core's primitives (`Tx`) as SQL. Its errors
 //! name the database as the store's reads do.
 
-use crate::rows::{db_error, site_of, to_wkb, STYLE};
+use crate::rows::{db_error, site_of, to_wkb, token_of, STYLE};
 use outfall_core::error::{Error, Result};
 use outfall_core::record::{Inspection, RainfallDay};
-use outfall_core::registry::rows::SiteRow;
+use outfall_core::registry::rows::{SiteRow, TOKEN_SELECT};
 use outfall_core::registry::store::{AuditRow, Tx};
 use outfall_core::registry::{DisturbanceRecord, SiteRecord, TokenRecord};
 use postgres::error::SqlState;
@@ -136,9 +136,34 @@ impl Tx for PgTx<'_, '_> {
     }
 
     fn insert_token(&mut self, t: &TokenRecord) -> Result<()> {
+        let role = t.role.as_str();
         self.execute(
-            "INSERT INTO tokens (token_id, name, role, hash, created_at) VALUES ($1, $2, $3, $4, $5)",
-            &[&t.token_id, &t.name, &t.role.as_str(), &t.hash, &t.created_at],
+            &STYLE.insert_token(),
+            &[
+                &t.token_id,
+                &t.name,
+                &role,
+                &t.hash,
+                &t.created_at,
+                &t.expires_at,
+                &t.revoked,
+            ],
+        )
+    }
+
+    fn token_rows(&mut self) -> Result<Vec<TokenRecord>> {
+        let sql = format!("{TOKEN_SELECT} ORDER BY created_at, token_id FOR UPDATE");
+        // Locking every row does not stop a new one: the table lock does, so two servers
+        // cannot both find a name free and both take it (the unique index would refuse
+        // the second with a less helpful message).
+        self.execute("LOCK TABLE tokens IN SHARE ROW EXCLUSIVE MODE", &[])?;
+        self.query(&sql, &[])?.iter().map(token_of).collect()
+    }
+
+    fn write_token(&mut self, t: &TokenRecord) -> Result<()> {
+        self.execute(
+            &STYLE.update_token(),
+            &[&t.hash, &t.expires_at, &t.revoked, &t.token_id],
         )
     }
 

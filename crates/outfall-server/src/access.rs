@@ -1,11 +1,16 @@
 //! Who may write to the registry and against which version: the bearer token's caller and
-//! role (401 without a valid token, 403 with the wrong role), the version `If-Match` names
+//! role (401 without a valid token, 403 with the wrong role; the argon2 work bounded by
+//! `gate`), the version `If-Match` names
 //! (428 without it), and the registry's blocking work run off the async threads.
 
 use crate::error::{ApiError, ApiResult};
+use crate::gate::AuthGate;
 use crate::state::AppState;
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue};
 use outfall_core::registry::{token, AccessRole, Caller, Live};
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 pub(super) fn live(st: &AppState) -> ApiResult<Arc<Live>> {
@@ -27,15 +32,22 @@ pub(super) async fn off_thread<T: Send + 'static>(
         .map_err(|e| ApiError::Internal(format!("registry task failed: {e}")))?
 }
 
-/// The caller named by the `Authorization: Bearer` token (never logged or echoed), who
-/// must hold one of `roles`.
-pub(super) async fn authorize(
-    st: &AppState,
-    headers: &HeaderMap,
-    roles: &[AccessRole],
-) -> ApiResult<Caller> {
-    let live = live(st)?;
-    let token = headers
+/// The client's address, when the request came through `serve` (tests that call the router
+/// directly have none, and share one count of failures).
+#[derive(Clone, Copy, Debug)]
+pub struct Peer(pub Option<IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Peer {
+    type Rejection = std::convert::Infallible;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let addr = parts.extensions.get::<ConnectInfo<SocketAddr>>();
+        Ok(Peer(addr.map(|c| c.0.ip())))
+    }
+}
+
+/// The bearer token of the request (never logged or echoed).
+fn bearer(headers: &HeaderMap) -> ApiResult<String> {
+    headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| {
@@ -47,10 +59,20 @@ pub(super) async fn authorize(
             ApiError::Unauthorized(
                 "this write needs an access token: Authorization: Bearer <token>".into(),
             )
-        })?;
-    let caller = off_thread(move || Ok(token::verify(live.registry.as_ref(), &token)?))
-        .await?
-        .ok_or_else(|| ApiError::Unauthorized("the access token is not valid".into()))?;
+        })
+}
+
+/// The caller named by the `Authorization: Bearer` token, who must hold one of `roles`
+/// (the officer may do everything).
+pub(super) async fn authorize(
+    st: &AppState,
+    headers: &HeaderMap,
+    peer: Peer,
+    roles: &[AccessRole],
+) -> ApiResult<Caller> {
+    let live = live(st)?;
+    let token = bearer(headers)?;
+    let caller = authenticate(st, live, token, peer).await?;
     if caller.role == AccessRole::Officer || roles.contains(&caller.role) {
         Ok(caller)
     } else {
@@ -64,6 +86,65 @@ pub(super) async fn authorize(
                 .collect::<Vec<_>>()
                 .join(" or ")
         )))
+    }
+}
+
+/// Checks the token within the gate's bounds (`gate`): a token verified a moment ago costs
+/// one row read (its revocation and expiry, seen at once); otherwise a client over its
+/// failures gets 429 and, when every argon2 slot is busy, 503, before any argon2 work.
+async fn authenticate(
+    st: &AppState,
+    live: Arc<Live>,
+    token: String,
+    peer: Peer,
+) -> ApiResult<Caller> {
+    let gate = st.auth.clone();
+    let key = AuthGate::key(&token);
+    if let Some(v) = gate.cached(&key) {
+        let (id, reg) = (v.caller.token_id.clone(), live.clone());
+        let record = off_thread(move || Ok(reg.registry.token(&id)?)).await?;
+        match token::recheck(record, &v.hash) {
+            Some(Ok(caller)) => return Ok(caller),
+            Some(Err(lapsed)) => {
+                gate.forget(&key);
+                return Err(ApiError::Unauthorized(lapsed.to_string()));
+            }
+            // Rotated since: the secret is checked against the new hash.
+            None => gate.forget(&key),
+        }
+    }
+    if let Some(secs) = gate.refused_for(peer.0) {
+        return Err(ApiError::TooManyRequests {
+            detail: format!(
+                "too many failed token checks from this address; try again in {secs} s"
+            ),
+            retry_after_secs: secs,
+        });
+    }
+    let slot = gate.slot().ok_or_else(|| ApiError::Unavailable {
+        detail: "every token-checking slot is busy; try again in a moment".into(),
+        retry_after_secs: Some(1),
+    })?;
+    let checked = off_thread(move || {
+        let _slot = slot;
+        Ok(token::check(live.registry.as_ref(), &token)?)
+    })
+    .await?;
+    match (checked.caller, checked.matched_hash) {
+        (Some(caller), Some(hash)) => {
+            gate.remember(key, caller.clone(), hash);
+            Ok(caller)
+        }
+        _ => {
+            // A right secret that lapsed proves its holder: not counted as a guess.
+            if checked.lapsed.is_none() {
+                gate.failed(peer.0);
+            }
+            let why = checked.lapsed.map(|l| l.to_string());
+            Err(ApiError::Unauthorized(
+                why.unwrap_or_else(|| "the access token is not valid".into()),
+            ))
+        }
     }
 }
 

@@ -28,6 +28,11 @@ pub enum ApiError {
         retry_after_secs: Option<u64>,
     },
     Internal(String),
+    /// A client over a limit of its own, such as failed token checks (429).
+    TooManyRequests {
+        detail: String,
+        retry_after_secs: u64,
+    },
     /// No valid bearer token on a write (401, with `WWW-Authenticate`).
     Unauthorized(String),
     /// A valid token whose role may not do this (403).
@@ -144,6 +149,13 @@ impl ApiError {
                     ..Problem::new(S::SERVICE_UNAVAILABLE, "Service Unavailable", detail)
                 }
             }
+            ApiError::TooManyRequests {
+                detail,
+                retry_after_secs,
+            } => Problem {
+                retry_after_secs: Some(retry_after_secs),
+                ..Problem::new(S::TOO_MANY_REQUESTS, "Too Many Requests", detail)
+            },
             ApiError::Unauthorized(d) => Problem {
                 challenge: true,
                 ..Problem::new(S::UNAUTHORIZED, "Unauthorized", d)

@@ -5,6 +5,7 @@ mod access;
 mod error;
 mod extract;
 mod features;
+mod gate;
 mod geojson_write;
 mod html;
 mod inspections;
@@ -22,6 +23,7 @@ mod tiles;
 mod uploads;
 
 pub use error::{ApiError, ApiResult};
+pub use gate::{AuthGate, AuthPolicy};
 pub use limits::{Limits, DRAIN_MAX_BYTES, DRAIN_MAX_TIME, MAX_UPLOAD_VERTICES, UPLOAD_TYPES};
 pub use serve::{serve, ServeOptions};
 pub use state::{AppState, MAX_UPLOAD_BYTES, MAX_UPLOAD_FEATURES};

@@ -4,7 +4,7 @@
 //! `If-Match` with the version read (428 without, 412 when stale). Every write answers the
 //! site's new report, checked by the same rules as `POST /check`.
 
-use crate::access::{authorize, etag, if_match, live, off_thread};
+use crate::access::{authorize, etag, if_match, live, off_thread, Peer};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Path;
 use crate::limits::read_upload;
@@ -98,9 +98,10 @@ pub async fn get(
 pub async fn create(
     State(st): State<AppState>,
     headers: HeaderMap,
+    peer: Peer,
     body: Body,
 ) -> ApiResult<Response> {
-    let caller = authorize(&st, &headers, &[AccessRole::Applicant]).await?;
+    let caller = authorize(&st, &headers, peer, &[AccessRole::Applicant]).await?;
     let live = live(&st)?;
     let body = read_upload(&headers, body, &st.limits).await?;
     let catalog = st.catalog.clone();
@@ -133,14 +134,13 @@ fn application(
         other => other.into(),
     };
     let app = registry::read_application(body, MAX_UPLOAD_FEATURES).map_err(bad)?;
-    if caller.role != AccessRole::Officer {
-        if let Some(k) = app.officer_field() {
-            return Err(ApiError::Forbidden(format!(
-                "an applicant may not set '{k}'; the officer records it"
-            )));
-        }
+    if let Some(k) = app.forbidden_field(caller.role, &catalog.manifest.words) {
+        return Err(ApiError::Forbidden(format!(
+            "the role {} may not state '{k}' (or not this value of it); only the officer records it (docs/site-record.md, who may state which fact)", caller.role.as_str()
+        )));
     }
-    app.into_records(catalog, &caller.name).map_err(bad)
+    // The submission belongs to the token's id: a name can be given again, an id cannot.
+    app.into_records(catalog, &caller.token_id).map_err(bad)
 }
 
 /// `PATCH /sites/{id}` (officer): the typed fields of the site record (docs/site-record.md):
@@ -161,9 +161,10 @@ pub async fn patch(
     State(st): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    peer: Peer,
     body: Body,
 ) -> ApiResult<Response> {
-    let caller = authorize(&st, &headers, &[]).await?;
+    let caller = authorize(&st, &headers, peer, &[]).await?;
     let version = if_match(&headers)?;
     let live = live(&st)?;
     let body = read_upload(&headers, body, &st.limits).await?;
@@ -196,8 +197,9 @@ pub async fn retire(
     State(st): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    peer: Peer,
 ) -> ApiResult<Response> {
-    let caller = authorize(&st, &headers, &[]).await?;
+    let caller = authorize(&st, &headers, peer, &[]).await?;
     let version = if_match(&headers)?;
     let live = live(&st)?;
     let site = off_thread(move || {
@@ -231,9 +233,10 @@ pub async fn inspect(
     State(st): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    peer: Peer,
     body: Body,
 ) -> ApiResult<Response> {
-    let caller = authorize(&st, &headers, &[AccessRole::Inspector]).await?;
+    let caller = authorize(&st, &headers, peer, &[AccessRole::Inspector]).await?;
     let live = live(&st)?;
     let body = read_upload(&headers, body, &st.limits).await?;
     let b: InspectionBody = serde_json::from_slice(&body)
@@ -342,9 +345,10 @@ struct RainfallBody {
 pub async fn add_rainfall(
     State(st): State<AppState>,
     headers: HeaderMap,
+    peer: Peer,
     body: Body,
 ) -> ApiResult<Response> {
-    let caller = authorize(&st, &headers, &[]).await?;
+    let caller = authorize(&st, &headers, peer, &[]).await?;
     let live = live(&st)?;
     let body = read_upload(&headers, body, &st.limits).await?;
     let b: RainfallBody = serde_json::from_slice(&body)
@@ -384,12 +388,14 @@ pub async fn rainfall(State(st): State<AppState>, _: Params<JsonOnly>) -> ApiRes
 pub async fn whoami(
     State(st): State<AppState>,
     headers: HeaderMap,
+    peer: Peer,
     _: Params<JsonOnly>,
 ) -> ApiResult<Json<Caller>> {
     Ok(Json(
         authorize(
             &st,
             &headers,
+            peer,
             &[AccessRole::Applicant, AccessRole::Inspector],
         )
         .await?,
@@ -405,9 +411,10 @@ pub async fn whoami(
 pub async fn submissions(
     State(st): State<AppState>,
     headers: HeaderMap,
+    peer: Peer,
     _: Params<JsonOnly>,
 ) -> ApiResult<Json<Value>> {
-    let caller = authorize(&st, &headers, &[AccessRole::Applicant]).await?;
+    let caller = authorize(&st, &headers, peer, &[AccessRole::Applicant]).await?;
     let live = live(&st)?;
     let st2 = st.clone();
     let list = off_thread(move || {
@@ -416,7 +423,7 @@ pub async fn submissions(
             .sites()?
             .into_iter()
             .filter(|s| match &s.submitted_by {
-                Some(by) => caller.role == AccessRole::Officer || *by == caller.name,
+                Some(by) => caller.role == AccessRole::Officer || *by == caller.token_id,
                 None => false,
             })
             .map(|s| record_json(&st2, &s))

@@ -1,6 +1,7 @@
 //! What every handler reads: the catalog, the sites' reports, the tile cache, the registry
 //! (when one is open) and the limits. Cloned per request; everything in it is shared.
 
+use crate::gate::{AuthGate, AuthPolicy};
 use crate::limits::Limits;
 use outfall_core::catalog::Catalog;
 use outfall_core::report::Report;
@@ -30,6 +31,8 @@ pub struct AppState {
     /// The site registry, when sites are edited live; `None` serves the file layers
     /// read-only. With it, each request sees its current snapshot (`live::Served`).
     pub registry: Option<Arc<outfall_core::registry::Live>>,
+    /// The bounds of token checking (`gate`), shared by every request.
+    pub auth: Arc<AuthGate>,
 }
 
 impl AppState {
@@ -54,6 +57,7 @@ impl AppState {
             public_url: Arc::from("http://localhost"),
             checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
             registry: None,
+            auth: Arc::new(AuthGate::new(AuthPolicy::default())),
         }
     }
 
@@ -70,12 +74,19 @@ impl AppState {
             public_url: Arc::from("http://localhost"),
             checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
             registry: Some(live),
+            auth: Arc::new(AuthGate::new(AuthPolicy::default())),
         }
     }
 
     /// How this state's layers are presented: its catalog with its reports.
     pub fn presentation(&self) -> outfall_core::presentation::Presentation<'_> {
         outfall_core::presentation::Presentation::new(&self.catalog, &self.reports)
+    }
+
+    /// The state with these bounds on token checking (a fresh gate: nothing remembered).
+    pub fn with_auth_policy(mut self, policy: AuthPolicy) -> AppState {
+        self.auth = Arc::new(AuthGate::new(policy));
+        self
     }
 
     pub fn with_limits(mut self, limits: Limits) -> AppState {

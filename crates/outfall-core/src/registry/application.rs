@@ -4,8 +4,10 @@
 //! Every refusal is an `Error::Input` whose message the server prefixes with
 //! "application: ".
 
-use super::{apply_change, join_parcel_ids, DisturbanceRecord, SiteRecord, OFFICER_FINDINGS};
+use super::typed::applicant_may_state;
+use super::{apply_change, join_parcel_ids, AccessRole, DisturbanceRecord, SiteRecord};
 use crate::catalog::Catalog;
+use crate::claims::Vocabulary;
 use crate::error::{Error, Result};
 use crate::load::Feature;
 use serde_json::{Map, Value};
@@ -71,10 +73,14 @@ fn valid_id(s: &str) -> bool {
 }
 
 impl Application {
-    /// The first field only the officer records: the status, the approval, or the
-    /// officer's findings and confirmations of an exemption (on the site or on a claim). An
-    /// applicant may claim an exemption and state its facts, never find or confirm it.
-    pub fn officer_field(&self) -> Option<&str> {
+    /// The first field (on the site, or a key of a claim) that `role` may not state
+    /// (`typed::roles_of`): an applicant may claim an exemption and state the facts of the
+    /// work, never find or confirm it, approve the plan, or state land use and dates that
+    /// exempt it.
+    pub fn forbidden_field(&self, role: AccessRole, words: &Vocabulary) -> Option<&str> {
+        if role == AccessRole::Officer {
+            return None;
+        }
         let in_claims = self
             .fields
             .get("exemption_claims")
@@ -82,16 +88,12 @@ impl Application {
             .into_iter()
             .flatten()
             .filter_map(Value::as_object)
-            .flat_map(|c| c.keys());
-        let officer_only: Vec<&str> = ["status", "swppp_approval", "approved_swppp"]
-            .into_iter()
-            .chain(OFFICER_FINDINGS)
-            .collect();
+            .flatten();
         self.fields
-            .keys()
+            .iter()
             .chain(in_claims)
-            .map(String::as_str)
-            .find(|k| officer_only.contains(k))
+            .find(|(k, v)| role != AccessRole::Applicant || !applicant_may_state(k, v, words))
+            .map(|(k, _)| k.as_str())
     }
 
     /// The site record (version 1, `planned` unless the officer set a status) and its
@@ -215,12 +217,40 @@ mod tests {
 
     #[test]
     fn officer_fields_are_found_on_the_site_and_in_claims() {
+        let applicant = AccessRole::Applicant;
+        let words = Vocabulary::default();
         let a = read_application(&doc(r#"{"name":"x","status":"active"}"#), 10).unwrap();
-        assert_eq!(a.officer_field(), Some("status"));
+        assert_eq!(a.forbidden_field(applicant, &words), Some("status"));
+        assert_eq!(a.forbidden_field(AccessRole::Officer, &words), None);
         let claim = r#"{"exemption_claims":[{"code":"a","verified_by":"me"}]}"#;
         let a = read_application(&doc(claim), 10).unwrap();
-        assert_eq!(a.officer_field(), Some("verified_by"));
-        let a = read_application(&doc(r#"{"name":"x"}"#), 10).unwrap();
-        assert_eq!(a.officer_field(), None);
+        assert_eq!(a.forbidden_field(applicant, &words), Some("verified_by"));
+        for (site, field) in [
+            (
+                r#"{"exemption_claims":[{"code":"d","repair_deemed_necessary":true}]}"#,
+                "repair_deemed_necessary",
+            ),
+            (
+                r#"{"building_permit_approved":"2007-01-01"}"#,
+                "building_permit_approved",
+            ),
+            (
+                r#"{"exemption_claims":[{"code":"e","plat_approved":"2007-01-01"}]}"#,
+                "plat_approved",
+            ),
+            (r#"{"land_use":"farm"}"#, "land_use"),
+            (r#"{"land_use":"Agricultural"}"#, "land_use"),
+            (r#"{"agricultural":true}"#, "agricultural"),
+            (
+                r#"{"swppp_approval":{"decision":"approved"}}"#,
+                "swppp_approval",
+            ),
+        ] {
+            let a = read_application(&doc(site), 10).unwrap();
+            assert_eq!(a.forbidden_field(applicant, &words), Some(field), "{site}");
+        }
+        let mine = r#"{"name":"x","common_plan":false,"land_use":"commercial","exemption_claims":[{"code":"c","maintains_original":true}]}"#;
+        let a = read_application(&doc(mine), 10).unwrap();
+        assert_eq!(a.forbidden_field(applicant, &words), None);
     }
 }

@@ -86,6 +86,9 @@ impl Store for Memory {
     fn token(&self, _: &str) -> Result<Option<TokenRecord>> {
         Ok(None)
     }
+    fn tokens(&self) -> Result<Vec<TokenRecord>> {
+        Ok(Vec::new())
+    }
     /// Works on a copy of the tables, kept only when `work` succeeds.
     fn transaction(&self, work: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
         let mut tx = MemoryTx {
@@ -145,6 +148,14 @@ impl Tx for MemoryTx<'_> {
     }
     fn insert_token(&mut self, _: &TokenRecord) -> Result<()> {
         self.call("insert_token");
+        Ok(())
+    }
+    fn token_rows(&mut self) -> Result<Vec<TokenRecord>> {
+        self.call("token_rows");
+        Ok(Vec::new())
+    }
+    fn write_token(&mut self, _: &TokenRecord) -> Result<()> {
+        self.call("write_token");
         Ok(())
     }
     fn insert_meta(&mut self, _: &str, _: &str) -> Result<()> {

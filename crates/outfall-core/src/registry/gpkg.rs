@@ -4,15 +4,30 @@
 //! commit shows in `PRAGMA data_version`, which the server polls.
 
 use super::gpkg_tx::{geometry_of, site_with_blob, with_geometry, Rows, STYLE};
-use super::rows::{self, parse_date};
+use super::rows::{self, parse_date, TokenRow, TOKEN_SELECT};
 use super::store::{Store, Tx};
-use super::{migrate, AuditEntry, DisturbanceRecord, SiteRecord, TokenRecord};
+use super::{migrate, now_utc, AuditEntry, DisturbanceRecord, SiteRecord, TokenRecord};
 use crate::claims::Vocabulary;
 use crate::error::{Error, Result};
 use crate::record::{Inspection, RainfallDay};
 use rusqlite::{Connection, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+/// The GeoPackage's own migrations (the shared ones are `migrate`'s).
+const SQL: migrate::StoreSql = migrate::StoreSql {
+    first: include_str!("gpkg_v1.sql"),
+    outside_edits: include_str!("gpkg_v4_outside_edits.sql"),
+};
+
+/// A token row as `TOKEN_SELECT` reads it.
+pub(super) fn token_row(r: &rusqlite::Row) -> rusqlite::Result<TokenRow> {
+    Ok(TokenRow {
+        text: [r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?],
+        expires_at: r.get(5)?,
+        revoked: r.get(6)?,
+    })
+}
 
 pub struct GeoPackage {
     path: PathBuf,
@@ -41,11 +56,14 @@ impl GeoPackage {
              PRAGMA application_id=1196444487; PRAGMA user_version=10300;",
         )
         .map_err(err)?;
+        // Made before any migration, which runs in a `transaction` that writes to it.
+        conn.execute_batch("CREATE TABLE IF NOT EXISTS outfall_writer (since TEXT NOT NULL)")
+            .map_err(err)?;
         let g = GeoPackage {
             path: path.to_path_buf(),
             conn: Mutex::new(conn),
         };
-        migrate::run(&g, include_str!("gpkg_v1.sql"), words)?;
+        migrate::run(&g, &SQL, words)?;
         Ok(g)
     }
 
@@ -233,32 +251,15 @@ impl Store for GeoPackage {
     }
 
     fn token(&self, token_id: &str) -> Result<Option<TokenRecord>> {
-        let rows = self.query(
-            "SELECT token_id, name, role, hash, created_at FROM tokens \
-             WHERE token_id = ?1 AND revoked IS NULL",
-            [token_id],
-            |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, String>(4)?,
-                ))
-            },
-        )?;
-        rows.into_iter()
-            .next()
-            .map(|(token_id, name, role, hash, created_at)| {
-                Ok(TokenRecord {
-                    role: role.parse()?,
-                    token_id,
-                    name,
-                    hash,
-                    created_at,
-                })
-            })
-            .transpose()
+        let sql = format!("{TOKEN_SELECT} WHERE token_id = ?1");
+        let rows = self.query(&sql, [token_id], token_row)?;
+        rows.into_iter().next().map(TokenRow::record).transpose()
+    }
+
+    fn tokens(&self) -> Result<Vec<TokenRecord>> {
+        let sql = format!("{TOKEN_SELECT} ORDER BY created_at, token_id");
+        let rows = self.query(&sql, [], token_row)?;
+        rows.into_iter().map(TokenRow::record).collect()
     }
 
     /// One IMMEDIATE transaction: the write lock is taken at the start, so two writers
@@ -268,7 +269,16 @@ impl Store for GeoPackage {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| self.err(e))?;
+        // The flag the outside-edit triggers look for: a row only this transaction sees,
+        // gone before it commits, so the service's own writes are not audited twice.
+        tx.execute(
+            "INSERT INTO outfall_writer (since) VALUES (?1)",
+            [now_utc()],
+        )
+        .map_err(|e| self.err(e))?;
         work(&mut Rows(&tx))?;
+        tx.execute("DELETE FROM outfall_writer", [])
+            .map_err(|e| self.err(e))?;
         tx.commit().map_err(|e| self.err(e))
     }
 }

@@ -2,7 +2,7 @@
 //! write transaction, the core's primitives (`Tx`) as SQLite statements inside the
 //! IMMEDIATE transaction `GeoPackage` opens.
 
-use super::rows::{self, SiteRow, SqlStyle};
+use super::rows::{self, SiteRow, SqlStyle, TokenRow, TOKEN_SELECT};
 use super::store::{AuditRow, Tx};
 use super::{DisturbanceRecord, SiteRecord, TokenRecord};
 use crate::error::{Error, Result};
@@ -193,8 +193,33 @@ impl Tx for Rows<'_, '_> {
 
     fn insert_token(&mut self, t: &TokenRecord) -> Result<()> {
         self.0.execute(
-            "INSERT INTO tokens (token_id, name, role, hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![t.token_id, t.name, t.role.as_str(), t.hash, t.created_at],
+            &STYLE.insert_token(),
+            params![
+                t.token_id,
+                t.name,
+                t.role.as_str(),
+                t.hash,
+                t.created_at,
+                t.expires_at,
+                t.revoked
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn token_rows(&mut self) -> Result<Vec<TokenRecord>> {
+        let sql = format!("{TOKEN_SELECT} ORDER BY created_at, token_id");
+        let mut stmt = self.0.prepare(&sql)?;
+        let rows = stmt
+            .query_map([], super::gpkg::token_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.into_iter().map(TokenRow::record).collect()
+    }
+
+    fn write_token(&mut self, t: &TokenRecord) -> Result<()> {
+        self.0.execute(
+            &STYLE.update_token(),
+            params![t.hash, t.expires_at, t.revoked, t.token_id],
         )?;
         Ok(())
     }

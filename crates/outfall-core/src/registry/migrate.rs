@@ -96,23 +96,71 @@ fn approval_json(a: &SwpppApproval) -> Value {
     Value::Object(m)
 }
 
+/// The schema version that gives tokens an expiry and unique names, and makes submissions
+/// belong to a token's id.
+pub const TOKEN_IDS_VERSION: i64 = 3;
+
+/// The schema version whose triggers audit edits made outside the service.
+pub const OUTSIDE_EDITS_VERSION: i64 = 4;
+
+/// Version 3, the same SQL for every store: tokens get `expires_at`; each submission's
+/// token name becomes the id of the first token given that name (the later ones are the
+/// duplicates names allowed then); later duplicates are renamed `name #id`, and a unique
+/// index keeps names unique from then on.
+const V3_TOKEN_IDS_SQL: &str = include_str!("v3_token_ids.sql");
+
+/// The migrations whose SQL differs by store: its first schema, and the triggers of
+/// `OUTSIDE_EDITS_VERSION` (SQLite and PL/pgSQL triggers are written differently).
+pub struct StoreSql {
+    pub first: &'static str,
+    pub outside_edits: &'static str,
+}
+
 /// Brings a store's schema and rows up to date, in one transaction: each migration not yet
-/// recorded in `outfall_migrations`, in order, then recorded. `first` is the store's own
-/// version 1; later versions are the same for every store. Never edit a released migration:
-/// add the next one.
-pub fn run(store: &dyn Store, first: &str, words: &Vocabulary) -> Result<()> {
-    let steps = [(1, first), (TYPED_RECORD_VERSION, V2_TYPED_RECORD_SQL)];
+/// recorded in `outfall_migrations`, in order, then recorded. Never edit a released
+/// migration: add the next one.
+pub fn run(store: &dyn Store, sql: &StoreSql, words: &Vocabulary) -> Result<()> {
+    let steps = [
+        (1, sql.first),
+        (TYPED_RECORD_VERSION, V2_TYPED_RECORD_SQL),
+        (TOKEN_IDS_VERSION, V3_TOKEN_IDS_SQL),
+        (OUTSIDE_EDITS_VERSION, sql.outside_edits),
+    ];
     store.transaction(&mut |tx| {
         let done = tx.schema_version()?;
         for (version, sql) in steps.iter().filter(|(v, _)| *v > done) {
             tx.run_sql(sql)?;
-            if *version == TYPED_RECORD_VERSION {
-                convert_rows(tx, words)?;
+            match *version {
+                TYPED_RECORD_VERSION => convert_rows(tx, words)?,
+                TOKEN_IDS_VERSION => expire_old_tokens(tx)?,
+                _ => {}
             }
             tx.record_version(*version, &now_utc())?;
         }
         Ok(())
     })
+}
+
+/// The step of `TOKEN_IDS_VERSION` after its SQL: tokens made before expiry existed expire
+/// `DEFAULT_EXPIRES_DAYS` after the migration (not at once, which would lock every holder
+/// out), and the audit says what changed.
+fn expire_old_tokens(tx: &mut dyn Tx) -> Result<()> {
+    let days = super::token::DEFAULT_EXPIRES_DAYS;
+    let at = (chrono::Utc::now() + chrono::Days::new(u64::from(days)))
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string();
+    // `at` is our own timestamp (digits, '-', ':', '.', 'T', 'Z'): nothing to escape.
+    tx.run_sql(&format!(
+        "UPDATE tokens SET expires_at = '{at}' WHERE expires_at IS NULL"
+    ))?;
+    let change = (
+        "tokens".to_string(),
+        json!("no expiry; submissions held by token name"),
+        json!(format!(
+            "tokens expire (existing ones at {at}); names unique; submissions held by token id"
+        )),
+    );
+    audit(tx, WHO, CONVERT, None, &[change])
 }
 
 /// The step of `TYPED_RECORD_VERSION`, inside the migration's transaction: each row that

@@ -24,7 +24,9 @@ pub use convert::{records_from_catalog, site_layers};
 pub use gpkg::GeoPackage;
 pub use live::{Live, Snapshot};
 pub use token::{AccessRole, Caller, TokenRecord};
-pub use typed::{drawn_fields, join_parcel_ids, normalize, CODED_FIELDS, OFFICER_FINDINGS};
+pub use typed::{
+    drawn_fields, join_parcel_ids, normalize, roles_of, CODED_FIELDS, OFFICER_FINDINGS,
+};
 
 use crate::claims::Vocabulary;
 use crate::error::Result;
@@ -66,7 +68,8 @@ pub struct SiteRecord {
     pub version: i64,
     /// The date the site was retired (`DELETE`); the row is kept.
     pub retired: Option<String>,
-    /// The name of the token that submitted it (an applicant's own submissions).
+    /// The id of the token that submitted it (an applicant's own submissions); names were
+    /// stored before schema version 3, which turned them into ids.
     pub submitted_by: Option<String>,
 }
 
@@ -145,8 +148,21 @@ pub trait Registry: Send + Sync {
     fn rainfall(&self) -> Result<Vec<RainfallDay>>;
     /// The audit trail of one site, oldest first.
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>>;
+    /// Stores a new token; `Error::Exists` when its name is taken (by any token, revoked
+    /// ones included).
     fn add_token(&self, token: &TokenRecord) -> Result<()>;
+    /// The token with this id, revoked or expired ones included.
     fn token(&self, token_id: &str) -> Result<Option<TokenRecord>>;
+    /// Every token, oldest first.
+    fn tokens(&self) -> Result<Vec<TokenRecord>>;
+    /// Changes the token whose name or id is `name_or_id` by `change`, in one transaction
+    /// with an audit row of `action`; `Error::NotFound` when no token has it.
+    fn change_token(
+        &self,
+        name_or_id: &str,
+        action: &str,
+        change: &mut dyn FnMut(&mut TokenRecord) -> Result<()>,
+    ) -> Result<TokenRecord>;
 }
 
 /// Opens a GeoPackage registry: `path`, or (None) `registry.gpkg` in the data folder. The

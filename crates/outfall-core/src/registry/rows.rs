@@ -76,6 +76,56 @@ impl SqlStyle {
     }
 }
 
+/// The columns of a token row, in the order `TokenRow` reads them.
+pub const TOKEN_SELECT: &str =
+    "SELECT token_id, name, role, hash, created_at, expires_at, revoked FROM tokens";
+
+impl SqlStyle {
+    /// A new token row, its parameters in `TOKEN_SELECT` order.
+    pub fn insert_token(&self) -> String {
+        let params: Vec<String> = (1..=7).map(|i| self.param(i)).collect();
+        format!(
+            "INSERT INTO tokens (token_id, name, role, hash, created_at, expires_at, revoked) \
+             VALUES ({})",
+            params.join(", ")
+        )
+    }
+
+    /// A token's hash, expiry and revocation rewritten; the id is the fourth parameter.
+    pub fn update_token(&self) -> String {
+        format!(
+            "UPDATE tokens SET hash={}, expires_at={}, revoked={} WHERE token_id={}",
+            self.param(1),
+            self.param(2),
+            self.param(3),
+            self.param(4)
+        )
+    }
+}
+
+/// A token row's values as `TOKEN_SELECT` gives them.
+pub struct TokenRow {
+    pub text: [String; 5],
+    pub expires_at: Option<String>,
+    pub revoked: Option<String>,
+}
+
+impl TokenRow {
+    /// The record; a role no program writes (an edit by hand) is an error naming it.
+    pub fn record(self) -> Result<super::TokenRecord> {
+        let [token_id, name, role, hash, created_at] = self.text;
+        Ok(super::TokenRecord {
+            role: role.parse()?,
+            token_id,
+            name,
+            hash,
+            created_at,
+            expires_at: self.expires_at,
+            revoked: self.revoked,
+        })
+    }
+}
+
 /// A site's values as its row holds them: each of `SITE_COLUMNS` as text, every other
 /// attribute in the `attributes` JSON. The boundary is the store's to encode.
 #[derive(Debug, Clone, PartialEq)]

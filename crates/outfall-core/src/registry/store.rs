@@ -26,8 +26,10 @@ pub trait Store: Send + Sync {
     fn rainfall(&self) -> Result<Vec<RainfallDay>>;
     /// The audit rows of one site, oldest first.
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>>;
-    /// A token that is not revoked.
+    /// The token with this id, revoked or expired ones included.
     fn token(&self, token_id: &str) -> Result<Option<TokenRecord>>;
+    /// Every token, oldest first.
+    fn tokens(&self) -> Result<Vec<TokenRecord>>;
     /// Runs `work` in one transaction that holds the store's write lock for whatever it
     /// reads, so two writers never both read a version and then both write it. Commits when
     /// `work` succeeds (durable when this returns) and rolls back when it fails.
@@ -52,6 +54,10 @@ pub trait Tx {
     /// Stores the rain of one day and source, replacing what was stored.
     fn put_rainfall(&mut self, day: &RainfallDay, who: &str, at: &str) -> Result<()>;
     fn insert_token(&mut self, token: &TokenRecord) -> Result<()>;
+    /// Every token row, locked until the transaction ends, oldest first.
+    fn token_rows(&mut self) -> Result<Vec<TokenRecord>>;
+    /// Rewrites a token's hash, expiry and revocation (its id, name and role never change).
+    fn write_token(&mut self, token: &TokenRecord) -> Result<()>;
     /// A new row of `outfall_meta`.
     fn insert_meta(&mut self, key: &str, value: &str) -> Result<()>;
     /// One row of the audit trail.

@@ -51,21 +51,42 @@ impl FromStr for AccessRole {
 }
 
 /// A stored token: never the secret, only its argon2 hash.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TokenRecord {
+    pub token_id: String,
+    /// Who holds it; unique among all tokens, revoked ones included, so the audit's `who`
+    /// names one token.
+    pub name: String,
+    pub role: AccessRole,
+    #[serde(skip)]
+    pub hash: String,
+    pub created_at: String,
+    /// When it stops being accepted (`now_utc`'s format); `None` for a token made before
+    /// tokens expired, until it is rotated.
+    pub expires_at: Option<String>,
+    /// When it was revoked.
+    pub revoked: Option<String>,
+}
+
+impl TokenRecord {
+    /// Whether `now` (`now_utc`'s format, which sorts as text) is at or past its expiry.
+    pub fn expired_at(&self, now: &str) -> bool {
+        self.expires_at.as_deref().is_some_and(|e| e <= now)
+    }
+}
+
+/// Who is asking: the token's id (what their submissions belong to), name and role.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Caller {
     pub token_id: String,
     pub name: String,
     pub role: AccessRole,
-    pub hash: String,
-    pub created_at: String,
 }
 
-/// Who is asking: the token's name and role.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Caller {
-    pub name: String,
-    pub role: AccessRole,
-}
+/// How long a new or rotated token is accepted unless `--expires-days` says otherwise.
+pub const DEFAULT_EXPIRES_DAYS: u32 = 90;
+/// The longest expiry a token may be given (ten years).
+pub const MAX_EXPIRES_DAYS: u32 = 3650;
 
 const PREFIX: &str = "ofl_";
 
@@ -88,8 +109,32 @@ fn hash_secret(secret: &str) -> Result<String> {
         .map_err(|e| Error::Input(format!("token hash: {e}")))
 }
 
-/// Issues a token: stores its hash and returns the token itself, which is shown once.
-pub fn create(registry: &dyn Registry, name: &str, role: AccessRole) -> Result<String> {
+/// The time `days` from now, as `now_utc` writes it; refused past `MAX_EXPIRES_DAYS`.
+fn expiry(days: u32) -> Result<String> {
+    if days == 0 || days > MAX_EXPIRES_DAYS {
+        return Err(Error::Input(format!(
+            "a token expires in 1 to {MAX_EXPIRES_DAYS} days, not {days}"
+        )));
+    }
+    let at = chrono::Utc::now() + chrono::Days::new(u64::from(days));
+    Ok(at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+}
+
+/// A new secret and its hash: the token text (shown once) and what is stored.
+fn new_secret(id: &str) -> Result<(String, String)> {
+    let secret = random_hex(32)?;
+    Ok((format!("{PREFIX}{id}_{secret}"), hash_secret(&secret)?))
+}
+
+/// Issues a token valid for `expires_days`: stores its hash and returns the token itself,
+/// which is shown once. A name already given to a token (even a revoked one) is refused
+/// (`Error::Exists`), so the audit's `who` always names one token.
+pub fn create(
+    registry: &dyn Registry,
+    name: &str,
+    role: AccessRole,
+    expires_days: u32,
+) -> Result<String> {
     let name = name.trim();
     if name.is_empty() || name.len() > 100 || name.chars().any(char::is_control) {
         return Err(Error::Input(
@@ -97,19 +142,65 @@ pub fn create(registry: &dyn Registry, name: &str, role: AccessRole) -> Result<S
         ));
     }
     let id = random_hex(6)?;
-    let secret = random_hex(32)?;
+    let (token, hash) = new_secret(&id)?;
     registry.add_token(&TokenRecord {
-        token_id: id.clone(),
+        token_id: id,
         name: name.to_string(),
         role,
-        hash: hash_secret(&secret)?,
+        hash,
         created_at: super::now_utc(),
+        expires_at: Some(expiry(expires_days)?),
+        revoked: None,
     })?;
-    Ok(format!("{PREFIX}{id}_{secret}"))
+    Ok(token)
 }
 
-/// The caller a bearer token names, or `None` when the token is malformed, unknown, revoked
-/// or wrong. Every path that reaches a stored-or-dummy hash runs the full argon2 check.
+/// Every token, oldest first, revoked and expired ones included (never a secret).
+pub fn list(registry: &dyn Registry) -> Result<Vec<TokenRecord>> {
+    registry.tokens()
+}
+
+/// Revokes the token named by `name_or_id` (its name or its id); it is refused from then
+/// on, and its name stays taken. Revoking a revoked token changes nothing.
+pub fn revoke(registry: &dyn Registry, name_or_id: &str) -> Result<TokenRecord> {
+    registry.change_token(name_or_id, "revoke", &mut |t| {
+        if t.revoked.is_none() {
+            t.revoked = Some(super::now_utc());
+        }
+        Ok(())
+    })
+}
+
+/// Gives the token named by `name_or_id` a new secret valid for `expires_days`, under the
+/// same id and name (so its submissions stay its own); the old secret is refused at once.
+/// Returns the record and the new token text, shown once. A revoked token is not revived.
+pub fn rotate(
+    registry: &dyn Registry,
+    name_or_id: &str,
+    expires_days: u32,
+) -> Result<(TokenRecord, String)> {
+    let expires_at = expiry(expires_days)?;
+    let mut text = None;
+    let record = registry.change_token(name_or_id, "rotate", &mut |t| {
+        if let Some(at) = &t.revoked {
+            return Err(Error::Input(format!(
+                "token '{}' ({}) was revoked at {at}; create a new one",
+                t.name, t.token_id
+            )));
+        }
+        let (token, hash) = new_secret(&t.token_id)?;
+        t.hash = hash;
+        t.expires_at = Some(expires_at.clone());
+        text = Some(token);
+        Ok(())
+    })?;
+    let text = text.ok_or_else(|| Error::Input("the token was not rotated".into()))?;
+    Ok((record, text))
+}
+
+/// The caller a bearer token names, or `None` when the token is malformed, unknown, revoked,
+/// expired or wrong. Every path that reaches a stored-or-dummy hash runs the full argon2
+/// check.
 pub fn verify(registry: &dyn Registry, token: &str) -> Result<Option<Caller>> {
     Ok(check(registry, token)?.caller)
 }
@@ -126,6 +217,33 @@ pub struct Checked {
     /// The checked hash's algorithm, version and parameters, e.g.
     /// `argon2id v=19 m=19456,t=2,p=1` (never its salt or output).
     pub cost: String,
+    /// Why a token whose secret was right is refused all the same: said only to the holder
+    /// of the right secret, so it tells a guesser nothing.
+    pub lapsed: Option<Lapsed>,
+    /// The stored hash the secret matched, when it was accepted: what `recheck` compares so
+    /// that a cached check of a since-rotated token is not reused.
+    pub matched_hash: Option<String>,
+}
+
+/// A right secret that is no longer accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lapsed {
+    /// Past its expiry, at this time.
+    Expired(String),
+    /// Revoked at this time.
+    Revoked(String),
+}
+
+impl std::fmt::Display for Lapsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Lapsed::Expired(at) => write!(
+                f,
+                "the access token expired at {at}; ask the officer to rotate it (outfall token rotate)"
+            ),
+            Lapsed::Revoked(at) => write!(f, "the access token was revoked at {at}"),
+        }
+    }
 }
 
 /// `verify`, reporting the argon2 work done (see `Checked`).
@@ -159,18 +277,48 @@ pub fn check(registry: &dyn Registry, token: &str) -> Result<Checked> {
             .verify_password(secret.as_bytes(), &parsed)
             .is_ok()
     };
-    let caller = match (ok, record) {
-        (true, Some(r)) => Some(Caller {
-            name: r.name,
-            role: r.role,
-        }),
-        _ => None,
+    let (caller, lapsed) = match (ok, record) {
+        (true, Some(r)) => judge(r, &super::now_utc()),
+        _ => (None, None),
     };
     Ok(Checked {
+        matched_hash: caller.as_ref().map(|_| hash),
         caller,
         verifications,
         cost,
+        lapsed,
     })
+}
+
+/// The caller of a token whose secret matched, unless it was revoked or has expired.
+fn judge(r: TokenRecord, now: &str) -> (Option<Caller>, Option<Lapsed>) {
+    if let Some(at) = r.revoked {
+        return (None, Some(Lapsed::Revoked(at)));
+    }
+    if r.expired_at(now) {
+        return (None, r.expires_at.map(Lapsed::Expired));
+    }
+    let caller = Caller {
+        token_id: r.token_id,
+        name: r.name,
+        role: r.role,
+    };
+    (Some(caller), None)
+}
+
+/// The caller of `record` now, without argon2: for a token whose secret was verified a
+/// moment ago (the server's cache), so that a revocation or expiry since is seen at once.
+/// `hash` is the hash the secret was verified against: a rotated token no longer has it.
+pub fn recheck(
+    record: Option<TokenRecord>,
+    hash: &str,
+) -> Option<std::result::Result<Caller, Lapsed>> {
+    let record = record.filter(|r| r.hash == hash)?;
+    match judge(record, &super::now_utc()) {
+        (Some(c), _) => Some(Ok(c)),
+        (None, Some(l)) => Some(Err(l)),
+        (None, None) => None,
+    }
 }
 
 /// A hash no secret matches, checked for unknown ids so they take as long as known ones.

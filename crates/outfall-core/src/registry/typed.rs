@@ -9,6 +9,7 @@ use crate::claims::{
     self, lookup, Vocabulary, APPROVAL_CODES, BODY_CODES, LAND_USE_CODES, STATUS_CODES,
 };
 use crate::error::{Error, Result};
+use crate::registry::AccessRole;
 use serde_json::{Map, Value};
 
 /// Free-text columns a change may set as they are.
@@ -30,8 +31,59 @@ const EVIDENCE_FLAGS: [&str; 8] = [
 ];
 const EVIDENCE_DATES: [&str; 2] = ["plat_approved", "building_permit_approved"];
 
+/// What an applicant may state, on the site or in a claim: who and where they are, the
+/// larger plan, which exemptions they claim, and the facts of the work only they can tell
+/// ((5)(a) no new structures, (5)(b) no landing or haul road, (5)(c) the original line and
+/// grade kept), and the land use, except farm status (see `applicant_may_state`).
+/// Everything else in the record decides an outcome on the town's authority (status,
+/// approval, farm status, plat and permit dates, the (5) findings and any confirmation), so
+/// only the officer states it: see `roles_of`.
+const APPLICANT_FIELDS: [&str; 14] = [
+    "name",
+    "applicant",
+    "address",
+    "parcel_ids",
+    "outfall",
+    "common_plan",
+    "common_plan_acres",
+    "exemption_claims",
+    "code",
+    "new_structures",
+    "landing_or_haul_road",
+    "maintains_original",
+    "land_use",
+    "single_family",
+];
+
+/// Who may state `field` (a site field, or a key of one exemption claim). The officer may
+/// state every field; an inspector, none.
+pub fn roles_of(field: &str) -> &'static [AccessRole] {
+    const APPLICANT_AND_OFFICER: [AccessRole; 2] = [AccessRole::Applicant, AccessRole::Officer];
+    if APPLICANT_FIELDS.contains(&field) {
+        &APPLICANT_AND_OFFICER
+    } else {
+        &[AccessRole::Officer]
+    }
+}
+
+/// Whether an applicant may give `field` this value: a field of `roles_of`, and for
+/// `land_use` not farm status (`agricultural`, in any word of the vocabulary), on which the
+/// (5)(a) exemption rests; that is the officer's to record.
+pub fn applicant_may_state(field: &str, value: &Value, words: &Vocabulary) -> bool {
+    if !roles_of(field).contains(&AccessRole::Applicant) {
+        return false;
+    }
+    let farm = || {
+        value
+            .as_str()
+            .and_then(|w| lookup(&words.land_use, w))
+            .is_some_and(|code| code == "agricultural")
+    };
+    !(field == "land_use" && farm())
+}
+
 /// The officer's findings ((d), (g)-(k)) and confirmations: an applicant may claim an
-/// exemption, never find or confirm it, so `POST /sites` refuses these from an applicant.
+/// exemption, never find or confirm it.
 pub const OFFICER_FINDINGS: [&str; 9] = [
     "repair_deemed_necessary",
     "immediately_necessary",

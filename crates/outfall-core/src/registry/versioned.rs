@@ -80,6 +80,17 @@ impl<S: Store> Registry for S {
     fn token(&self, token_id: &str) -> Result<Option<TokenRecord>> {
         Store::token(self, token_id)
     }
+    fn tokens(&self) -> Result<Vec<TokenRecord>> {
+        Store::tokens(self)
+    }
+    fn change_token(
+        &self,
+        name_or_id: &str,
+        action: &str,
+        change: &mut dyn FnMut(&mut TokenRecord) -> Result<()>,
+    ) -> Result<TokenRecord> {
+        change_token(self, name_or_id, action, change)
+    }
 }
 
 /// Runs `work` in one transaction of `store` and gives back what it made.
@@ -226,12 +237,66 @@ pub fn add_rainfall(store: &dyn Store, day: &RainfallDay, who: &str) -> Result<(
     })
 }
 
+/// Stores a new token unless its name is taken: the check and the insert in one
+/// transaction (and a unique index behind them, from schema version 3).
 pub fn add_token(store: &dyn Store, token: &TokenRecord) -> Result<()> {
     write(store, |tx| {
+        if let Some(t) = tx.token_rows()?.into_iter().find(|t| t.name == token.name) {
+            let state = match &t.revoked {
+                Some(at) => format!("revoked {at}"),
+                None => "in use".into(),
+            };
+            return Err(Error::Input(format!(
+                "a token named '{}' exists already (id {}, {state}); names are unique so the audit names one holder: choose another name, or rotate that token",
+                t.name, t.token_id
+            )));
+        }
         tx.insert_token(token)?;
         let note = Value::String(format!("{} ({})", token.name, token.role.as_str()));
         let change = ("token".into(), Value::Null, note);
         audit(tx, "outfall token create", "token", None, &[change])
+    })
+}
+
+/// Changes the token named (or with the id) `name_or_id`, auditing what changed.
+pub fn change_token(
+    store: &dyn Store,
+    name_or_id: &str,
+    action: &str,
+    change: &mut dyn FnMut(&mut TokenRecord) -> Result<()>,
+) -> Result<TokenRecord> {
+    let key = name_or_id.trim();
+    write(store, |tx| {
+        let rows = tx.token_rows()?;
+        let found = rows
+            .iter()
+            .find(|t| t.token_id == key)
+            .or_else(|| rows.iter().find(|t| t.name == key));
+        let mut token = found.cloned().ok_or_else(|| Error::NotFound {
+            kind: "token (by name or id)",
+            id: key.to_string(),
+        })?;
+        let old = token.clone();
+        change(&mut token)?;
+        if token == old {
+            return Ok(token);
+        }
+        tx.write_token(&token)?;
+        let note = |t: &TokenRecord| {
+            let expires = t.expires_at.as_deref().unwrap_or("never");
+            let revoked = t.revoked.as_deref().unwrap_or("no");
+            Value::String(format!("expires {expires}, revoked {revoked}"))
+        };
+        let field = format!("token {} ({})", token.name, token.token_id);
+        let change = (field, note(&old), note(&token));
+        audit(
+            tx,
+            &format!("outfall token {action}"),
+            "token",
+            None,
+            &[change],
+        )?;
+        Ok(token)
     })
 }
 
