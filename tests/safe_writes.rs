@@ -43,8 +43,8 @@ fn demo_copy() -> tempfile::TempDir {
 fn env_with(limits: Limits) -> Env {
     let dir = demo_copy();
     let catalog = Arc::new(Catalog::open(dir.path()).expect("demo loads"));
-    let store = outfall_postgis::open(None, dir.path(), &catalog.manifest.words)
-        .expect("registry opens");
+    let store =
+        outfall_postgis::open(None, dir.path(), &catalog.manifest.words).expect("registry opens");
     let live = Arc::new(Live::start(store, catalog).expect("registry starts"));
     let tok = |name: &str, role| token::create(live.registry.as_ref(), name, role).expect("token");
     let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
@@ -64,7 +64,13 @@ fn env() -> Env {
 
 impl Env {
     /// Status and body (JSON when it is JSON, else the text as a JSON string).
-    fn call(&self, method: &str, uri: &str, token: Option<&str>, body: Option<String>) -> (StatusCode, Value) {
+    fn call(
+        &self,
+        method: &str,
+        uri: &str,
+        token: Option<&str>,
+        body: Option<String>,
+    ) -> (StatusCode, Value) {
         let mut req = Request::builder().method(method).uri(uri);
         if let Some(t) = token {
             req = req.header("authorization", format!("Bearer {t}"));
@@ -136,13 +142,26 @@ fn dates_out_of_range_are_refused_on_write_naming_the_field() {
         json!({"date": "2026-05-01", "findings": "fence down", "corrective_due": "9999-12-31"}),
     );
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
-    assert!(detail(&v).contains("inspection: corrective_due: '9999-12-31'"), "{v}");
-    let (s, v) = e.post("/rainfall", &e.officer, json!({"date": "+10000-01-01", "rain_in": 1.0}));
+    assert!(
+        detail(&v).contains("inspection: corrective_due: '9999-12-31'"),
+        "{v}"
+    );
+    let (s, v) = e.post(
+        "/rainfall",
+        &e.officer,
+        json!({"date": "+10000-01-01", "rain_in": 1.0}),
+    );
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
-    assert!(detail(&v).contains("rainfall: date: '+10000-01-01' is not a date"), "{v}");
+    assert!(
+        detail(&v).contains("rainfall: date: '+10000-01-01' is not a date"),
+        "{v}"
+    );
     let (s, v) = e.post("/sites", &e.applicant, application("T-1", "9999-12-31"));
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
-    assert!(detail(&v).contains("start '9999-12-31' is not a date (YYYY-MM-DD) between 1900-01-01 and 2100-12-31"), "{v}");
+    assert!(
+        detail(&v).contains("start_field 'start' holds '9999-12-31', which is not a date"),
+        "{v}"
+    );
     let (s, v) = e.post("/sites", &e.applicant, application("T-2", "2026-06-01"));
     assert_eq!(s, StatusCode::CREATED, "{v}");
 }
@@ -175,20 +194,33 @@ fn a_row_no_reader_can_parse_is_skipped_and_named_never_failing_a_list() {
     assert!(problem.contains("date '-0001-01-01' is not a date between 1900-01-01 and 2100-12-31; the row is skipped"), "{v}");
     let (s, v) = e.get("/rainfall");
     assert_eq!(s, StatusCode::OK, "{v}");
-    assert!(v["problems"][0].as_str().unwrap_or_default().contains("'+10000-01-01'"), "{v}");
+    assert!(
+        v["problems"][0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("'+10000-01-01'"),
+        "{v}"
+    );
     let (s, v) = e.get("/inspections/due?as_of=2026-11-30");
     assert_eq!(s, StatusCode::OK, "{v}");
     assert_eq!(v["problems"].as_array().map(Vec::len), Some(2), "{v}");
     let (s, v) = e.get("/inspections/due.html?as_of=2026-11-30");
     assert_eq!(s, StatusCode::OK);
-    assert!(v.as_str().unwrap_or_default().contains("Record skipped: table inspections row"));
+    assert!(v
+        .as_str()
+        .unwrap_or_default()
+        .contains("Record skipped: table inspections row"));
     let data = e.dir.path().to_str().expect("utf-8 path");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_outfall"))
         .args(["inspections", "--data", data, "--as-of", "2026-11-30"])
         .output()
         .expect("run outfall");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(text.contains("RECORDS SKIPPED"), "{text}");
     assert!(text.contains("'+10000-01-01'"), "{text}");
 }
@@ -202,15 +234,28 @@ fn texts_are_capped_and_inspections_are_paged_by_site() {
     app["site"]["name"] = json!("x".repeat(1_000_000));
     let (s, v) = e.post("/sites", &e.applicant, app);
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{}", detail(&v));
-    assert!(detail(&v).contains("name: 1000000 characters; at most 200 are accepted"), "{}", detail(&v));
+    assert!(
+        detail(&v).contains("name: 1000000 characters; at most 200 are accepted"),
+        "{}",
+        detail(&v)
+    );
     let (s, v) = e.post(
         "/sites/S01/inspections",
         &e.inspector,
         json!({"date": "2026-05-01", "findings": "x".repeat(10_001)}),
     );
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{}", detail(&v));
-    assert!(detail(&v).contains("inspection: findings: 10001 characters; at most 10000"), "{}", detail(&v));
-    for (site, day) in [("S01", "2026-05-01"), ("S02", "2026-05-02"), ("S01", "2026-05-03"), ("S01", "2026-05-04")] {
+    assert!(
+        detail(&v).contains("inspection: findings: 10001 characters; at most 10000"),
+        "{}",
+        detail(&v)
+    );
+    for (site, day) in [
+        ("S01", "2026-05-01"),
+        ("S02", "2026-05-02"),
+        ("S01", "2026-05-03"),
+        ("S01", "2026-05-04"),
+    ] {
         let (s, v) = e.post(
             &format!("/sites/{site}/inspections"),
             &e.inspector,
@@ -221,13 +266,26 @@ fn texts_are_capped_and_inspections_are_paged_by_site() {
     let (s, v) = e.get("/sites/S01/inspections?limit=2");
     assert_eq!(s, StatusCode::OK, "{v}");
     let dates = |v: &Value| -> Vec<String> {
-        v["inspections"].as_array().into_iter().flatten()
+        v["inspections"]
+            .as_array()
+            .into_iter()
+            .flatten()
             .map(|i| i["date"].as_str().unwrap_or_default().to_string())
             .collect()
     };
     assert_eq!(dates(&v), ["2026-05-01", "2026-05-03"]);
-    let next = v["links"].as_array().into_iter().flatten().find(|l| l["rel"] == "next");
-    assert!(next.is_some_and(|l| l["href"].as_str().unwrap_or_default().ends_with("/sites/S01/inspections?limit=2&offset=2")), "{v}");
+    let next = v["links"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|l| l["rel"] == "next");
+    assert!(
+        next.is_some_and(|l| l["href"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("/sites/S01/inspections?limit=2&offset=2")),
+        "{v}"
+    );
     let (_, v) = e.get("/sites/S01/inspections?limit=2&offset=2");
     assert_eq!(dates(&v), ["2026-05-04"]);
     let (s, v) = e.get("/sites/S01/inspections?page=2");
@@ -253,12 +311,19 @@ fn post_sites_has_the_limits_of_check_and_pending_applications_are_capped() {
     app["features"][0]["geometry"] = json!({"type": "Polygon", "coordinates": [ring]});
     let (s, v) = e.post("/sites", &e.applicant, app);
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{}", detail(&v));
-    assert!(detail(&v).contains("40001 vertices; at most 20000 coordinates are accepted"), "{}", detail(&v));
+    assert!(
+        detail(&v).contains("40001 vertices; at most 20000 coordinates are accepted"),
+        "{}",
+        detail(&v)
+    );
     let (s, v) = e.post("/sites", &e.applicant, application("T-5", "2026-06-01"));
     assert_eq!(s, StatusCode::CREATED, "{v}");
     let (s, v) = e.post("/sites", &e.applicant, application("T-6", "2026-06-01"));
     assert_eq!(s, StatusCode::CONFLICT, "{v}");
-    assert!(detail(&v).contains("at most 1 may be (max_pending_submissions)"), "{v}");
+    assert!(
+        detail(&v).contains("at most 1 may be (max_pending_submissions)"),
+        "{v}"
+    );
     let (s, v) = e.post("/sites", &e.officer, application("T-7", "2026-06-01"));
     assert_eq!(s, StatusCode::CREATED, "{v}");
 }
@@ -266,7 +331,8 @@ fn post_sites_has_the_limits_of_check_and_pending_applications_are_capped() {
 /// Rewrites one site's feature in the copy's `file`.
 fn edit_feature(dir: &Path, file: &str, site: &str, edit: impl Fn(&mut Value)) {
     let path = dir.join(file);
-    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
     let features = doc["features"].as_array_mut().expect("features");
     let f = features
         .iter_mut()
@@ -280,31 +346,52 @@ fn edit_feature(dir: &Path, file: &str, site: &str, edit: impl Fn(&mut Value)) {
 /// by `validate` and at load, as uploads are; an outfall that cannot be read makes the entry
 /// and Condition A null instead of the nearest water.
 #[test]
-fn the_loader_refuses_a_polygon_across_the_antimeridian_and_an_unreadable_outfall_decides_nothing() {
+fn the_loader_refuses_a_polygon_across_the_antimeridian_and_an_unreadable_outfall_decides_nothing()
+{
     let dir = demo_copy();
     edit_feature(dir.path(), "disturbance.geojson", "S01", |f| {
         f["geometry"] = json!({"type": "Polygon", "coordinates": [[[179.9, 43.1], [-179.9, 43.1], [-179.9, 43.2], [179.9, 43.2], [179.9, 43.1]]]});
-    });
-    edit_feature(dir.path(), "sites.geojson", "S06", |f| {
-        f["properties"]["outfall"] = json!("inf,43.1");
     });
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_outfall"))
         .args(["validate", "--data", dir.path().to_str().expect("utf-8")])
         .output()
         .expect("run outfall");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("spans 359.8° of longitude, so it crosses the antimeridian"), "{text}");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("D01-1: spans 359.8° of longitude, so it crosses the antimeridian"),
+        "{text}"
+    );
+    assert!(!out.status.success(), "{text}");
+    // One of the demo's 18 polygons is over its refusal share: the load stops, naming it.
+    let e = Catalog::open(dir.path())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        e.contains("feature D01-1: spans 359.8° of longitude"),
+        "{e}"
+    );
+
+    let dir = demo_copy();
+    edit_feature(dir.path(), "sites.geojson", "S06", |f| {
+        f["properties"]["outfall"] = json!("inf,43.1");
+    });
     let catalog = Catalog::open(dir.path()).expect("the copy loads");
-    assert!(catalog
-        .problems()
-        .iter()
-        .any(|p| p.feature == "D01-1" && p.reason.contains("crosses the antimeridian")));
-    let s01 = screening::check_site(&catalog, "S01").expect("S01");
-    assert!(s01.disturbance.total_acres < 100.0, "{}", s01.disturbance.total_acres);
     let s06 = screening::check_site(&catalog, "S06").expect("S06");
     assert_eq!(s06.conditions.a, None);
     assert_eq!(s06.entry.rule, "unreadable_outfall");
     assert_eq!(s06.entry.reach_id, None);
     assert_eq!(s06.entry.water_id, None);
-    assert!(s06.entry.reason.contains("cannot be read as longitude,latitude"), "{}", s06.entry.reason);
+    assert!(
+        s06.entry
+            .reason
+            .contains("cannot be read as longitude,latitude"),
+        "{}",
+        s06.entry.reason
+    );
+    assert!(s06.receiving_water_names.is_empty());
 }

@@ -592,7 +592,12 @@ async fn a_geopackage_that_computes_as_it_is_read_is_refused_naming_what() {
          GENERATED ALWAYS AS (printf('%.*c', 100000000, 'x')) VIRTUAL;",
     );
     assert!(generated.len() < 200 * 1024, "{} bytes", generated.len());
-    let r = post("/check?name=plan.gpkg", "application/octet-stream", generated).await;
+    let r = post(
+        "/check?name=plan.gpkg",
+        "application/octet-stream",
+        generated,
+    )
+    .await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.detail());
     assert!(
         r.detail()
@@ -609,9 +614,7 @@ async fn a_geopackage_that_computes_as_it_is_read_is_refused_naming_what() {
         "{}",
         r.detail()
     );
-    let trigger = gpkg_with(
-        "CREATE TRIGGER grow AFTER INSERT ON disturbance BEGIN SELECT 1; END;",
-    );
+    let trigger = gpkg_with("CREATE TRIGGER grow AFTER INSERT ON disturbance BEGIN SELECT 1; END;");
     let r = post("/check?name=plan.gpkg", "application/octet-stream", trigger).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.detail());
     assert!(r.detail().contains("a trigger 'grow'"), "{}", r.detail());

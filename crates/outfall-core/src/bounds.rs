@@ -93,8 +93,13 @@ pub const NOTE_CHARS: usize = 10_000;
 pub fn text_cap(field: &str) -> usize {
     let leaf = field.rsplit(['.', ' ']).next().unwrap_or(field);
     match leaf {
-        "name" | "applicant" | "inspector" | "verified_by" | "exemption_verified_by"
-        | "source" | "phase" => NAME_CHARS,
+        "name"
+        | "applicant"
+        | "inspector"
+        | "verified_by"
+        | "exemption_verified_by"
+        | "source"
+        | "phase" => NAME_CHARS,
         "findings" | "corrective_actions" | "notes" | "description" => NOTE_CHARS,
         _ => LINE_CHARS,
     }
@@ -138,10 +143,21 @@ mod tests {
     #[test]
     fn dates_out_of_range_or_signed_are_no_dates() {
         let d = NaiveDate::from_ymd_opt(2026, 5, 1);
-        for ok in ["2026-05-01", "2026-05-01T00:00:00Z", "05/01/2026", "20260501"] {
+        for ok in [
+            "2026-05-01",
+            "2026-05-01T00:00:00Z",
+            "05/01/2026",
+            "20260501",
+        ] {
             assert_eq!(parse_date(ok), d, "{ok}");
         }
-        for bad in ["-0001-01-01", "+10000-01-01", "9999-12-31", "1899-12-31", "soon"] {
+        for bad in [
+            "-0001-01-01",
+            "+10000-01-01",
+            "9999-12-31",
+            "1899-12-31",
+            "soon",
+        ] {
             assert_eq!(parse_date(bad), None, "{bad}");
             assert_eq!(parse_iso(bad, true), None, "{bad}");
         }
@@ -156,7 +172,9 @@ mod tests {
     #[test]
     fn text_is_capped_by_field() {
         assert!(check_text("name", &"x".repeat(200)).is_ok());
-        let e = check_text("name", &"x".repeat(201)).unwrap_err().to_string();
+        let e = check_text("name", &"x".repeat(201))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("name: 201 characters; at most 200"), "{e}");
         assert!(check_text("findings", &"é".repeat(10_000)).is_ok());
         assert!(check_text("findings", &"x".repeat(10_001)).is_err());

@@ -151,14 +151,14 @@ async fn run_check(
         move || {
             cancel.cancel();
             ApiError::Unavailable {
-            detail: format!(
-                "the check did not finish within {}; the polygon may be too complex{}",
-                secs(deadline),
-                geojson_vertices
-                    .map(|v| format!(" ({v} vertices)"))
-                    .unwrap_or_default()
-            ),
-            retry_after_secs: None,
+                detail: format!(
+                    "the check did not finish within {}; the polygon may be too complex{}",
+                    secs(deadline),
+                    geojson_vertices
+                        .map(|v| format!(" ({v} vertices)"))
+                        .unwrap_or_default()
+                ),
+                retry_after_secs: None,
             }
         },
     )

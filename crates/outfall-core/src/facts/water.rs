@@ -242,7 +242,10 @@ pub fn gather(
 /// The water facts of a subject whose record states an outfall that cannot be read: placed
 /// (it has a footprint), but with no entry, so the entry and Condition A are unknown rather
 /// than assumed from the nearest water.
-pub fn gather_unreadable_outfall(catalog: &Catalog, footprint: Option<&Geometry<f64>>) -> WaterFacts {
+pub fn gather_unreadable_outfall(
+    catalog: &Catalog,
+    footprint: Option<&Geometry<f64>>,
+) -> WaterFacts {
     let mut out = unlocated(catalog, footprint, None);
     out.located = true;
     out.entry.rule = EntryRule::UnreadableOutfall;

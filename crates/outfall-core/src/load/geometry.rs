@@ -193,7 +193,10 @@ mod orient_tests {
         // Issue 22, attack 11: a polygon across ±180° is refused naming its span.
         let wide = polygon![(x: 179.9, y: 43.0), (x: -179.9, y: 43.0), (x: -179.9, y: 43.1), (x: 179.9, y: 43.1)];
         let err = super::check_geometry(Geometry::Polygon(wide)).unwrap_err();
-        assert!(err.starts_with("spans 359.8° of longitude, so it crosses the antimeridian"), "{err}");
+        assert!(
+            err.starts_with("spans 359.8° of longitude, so it crosses the antimeridian"),
+            "{err}"
+        );
         let empty = Geometry::MultiPolygon(MultiPolygon(vec![]));
         assert_eq!(super::check_geometry(empty).unwrap_err(), "empty geometry");
         assert_ne!(

@@ -128,7 +128,9 @@ fn refuse_hostile_schema(conn: &Connection, name: &str) -> Result<()> {
     let sql_err =
         |e: rusqlite::Error| Error::format(name, format!("not a readable GeoPackage: {e}"));
     let mut stmt = conn
-        .prepare("SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name")
+        .prepare(
+            "SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name",
+        )
         .map_err(sql_err)?;
     let found = stmt
         .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
@@ -166,7 +168,9 @@ fn refuse_generated(conn: &Connection, table: &Table, label: &str) -> Result<()>
     // table_xinfo's `hidden`: 2 a generated virtual column, 3 a generated stored one.
     let generated: Option<String> = conn
         .query_row(
-            &format!("SELECT name FROM pragma_table_xinfo('{quoted}') WHERE hidden IN (2, 3) LIMIT 1"),
+            &format!(
+                "SELECT name FROM pragma_table_xinfo('{quoted}') WHERE hidden IN (2, 3) LIMIT 1"
+            ),
             [],
             |r| r.get(0),
         )

@@ -236,7 +236,10 @@ mod tests {
         let e = read_application(&doc("[1]"), &features(10)).unwrap_err();
         assert_eq!(input(e), "\"site\" must be an object");
         let e = read_application(&doc("{}"), &features(0)).unwrap_err();
-        assert_eq!(input(e), "1 features; at most 0 are accepted in one application");
+        assert_eq!(
+            input(e),
+            "1 features; at most 0 are accepted in one application"
+        );
     }
 
     #[test]
@@ -258,7 +261,11 @@ mod tests {
         let ring: Vec<String> = (0..n)
             .map(|i| {
                 let a = std::f64::consts::TAU * i as f64 / n as f64;
-                format!("[{:.7},{:.7}]", -76.2 + 0.001 * a.cos(), 43.1 + 0.001 * a.sin())
+                format!(
+                    "[{:.7},{:.7}]",
+                    -76.2 + 0.001 * a.cos(),
+                    43.1 + 0.001 * a.sin()
+                )
             })
             .chain(std::iter::once("[-76.199,43.1]".to_string()))
             .collect();

@@ -158,7 +158,9 @@ impl Store for GeoPackage {
 
     fn inspections(&self, which: &InspectionQuery) -> Result<Listing<Inspection>> {
         // SQLite reads a negative limit as none.
-        let limit = which.limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
+        let limit = which
+            .limit
+            .map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
         let offset = i64::try_from(which.offset).unwrap_or(i64::MAX);
         let rows = self.query(
             &rows::select_inspections('?'),
