@@ -4,19 +4,19 @@
 # the CPU seconds it spent (including work that runs on after an answer) and the status
 # codes it answered. Not in `make test`.
 #   scripts/attack.sh             # every attack, then every scripts/attack/*.sh part
-#   ATTACK_PORT=18975 scripts/attack.sh
+#   ATTACK_PORT=18976 scripts/attack.sh
 # Attacks: 2 (a GeoPackage that computes a huge value per row), 3 (a 40,000-vertex site),
 # 4 (dates out of range, and bad rows typed into the registry by hand), 8 (unbounded text,
 # and reading a site's inspections), 10 (checks past their deadline), 11 (the loader: a
 # polygon across ±180° and an unreadable outfall).
 # A part in scripts/attack/NAME.sh is run with BASE, PID, DATA, BIN and the tokens
 # (OFFICER, INSPECTOR, APPLICANT) in its environment, and prints its own lines.
-# Needs target/release/outfall (built here), curl, sqlite3 and python3.
+# Needs curl, sqlite3 and python3; builds outfall (in $CARGO_TARGET_DIR when set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PORT="${ATTACK_PORT:-18975}"
+PORT="${ATTACK_PORT:-18976}"
 BASE="http://127.0.0.1:$PORT"
-BIN=target/release/outfall
+BIN="${CARGO_TARGET_DIR:-target}/release/outfall"
 work="$(mktemp -d /tmp/outfall-attack.XXXXXX)"
 pid=""
 cleanup() {
