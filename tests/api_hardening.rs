@@ -27,6 +27,7 @@ fn limits(work_ms: u64, body_ms: u64, checks: usize) -> Limits {
         work_timeout: Duration::from_millis(work_ms),
         body_timeout: Duration::from_millis(body_ms),
         max_concurrent_checks: checks,
+        ..Limits::default()
     }
 }
 

@@ -21,8 +21,17 @@ fn polygon(coords: &str) -> Vec<outfall_core::load::Feature> {
     features
 }
 
+/// Why the polygon is refused: by the reader (a polygon wider than 180° of longitude is
+/// refused there since issue 22, as in a data layer) or by the check.
 fn refusal(cat: &Catalog, coords: &str, outfall: Option<geo_types::Point<f64>>) -> String {
-    match check_drawn(cat, "t", &polygon(coords), outfall) {
+    let text = format!(
+        r#"{{"type":"Feature","properties":{{}},"geometry":{{"type":"Polygon","coordinates":[{coords}]}}}}"#
+    );
+    let (features, problems) = parse_geojson(&text, "upload").expect("parses");
+    if let Some(p) = problems.first() {
+        return p.reason.clone();
+    }
+    match check_drawn(cat, "t", &features, outfall) {
         Ok(r) => panic!("accepted with {} acres", r.disturbance.total_acres),
         Err(e) => e.to_string(),
     }

@@ -287,7 +287,12 @@ fn round_trip(e: &Env) {
     );
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
     assert_eq!(r.json["inspection"]["inspector"], "Ivy Inspector");
-    let all = e.live.registry.inspections().expect("inspections");
+    let all = e
+        .live
+        .registry
+        .inspections(&outfall_core::record::InspectionQuery::ALL)
+        .expect("inspections")
+        .rows;
     assert!(all
         .iter()
         .any(|i| i.site_id == "T-100" && i.findings.contains("silt fence")));
@@ -307,7 +312,7 @@ fn round_trip(e: &Env) {
         Some(json!({"date": "2026-06-12", "rain_in": 0.8})),
     );
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
-    let rain = e.live.registry.rainfall().expect("rainfall");
+    let rain = e.live.registry.rainfall().expect("rainfall").rows;
     assert!(rain
         .iter()
         .any(|d| d.rain_in == 0.8 && d.source.contains("Pat Officer")));
@@ -1375,7 +1380,8 @@ fn check_migrated(store: &dyn registry::Registry) {
     );
     assert!(notes("S09").is_empty());
     assert_eq!(store.history("S01").expect("history")[0].action, "seed");
-    assert_eq!(store.inspections().expect("inspections").len(), 1);
+    let logged = store.inspections(&outfall_core::record::InspectionQuery::ALL);
+    assert_eq!(logged.expect("inspections").rows.len(), 1);
 }
 
 /// Opening the old rows twice converts once: the second open finds schema version 2 and

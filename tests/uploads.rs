@@ -581,3 +581,67 @@ async fn a_site_export_carries_the_typed_record_and_the_sources() {
         "no statement: the parcel class"
     );
 }
+
+/// Issue 22, attack 2: a small GeoPackage whose generated column builds a huge text value
+/// on every row read is refused (422) naming the column, before any row is read; views and
+/// triggers of the file's own are refused by name too, while a writer's standard ones pass.
+#[tokio::test]
+async fn a_geopackage_that_computes_as_it_is_read_is_refused_naming_what() {
+    let generated = gpkg_with(
+        "ALTER TABLE disturbance ADD COLUMN notes TEXT \
+         GENERATED ALWAYS AS (printf('%.*c', 100000000, 'x')) VIRTUAL;",
+    );
+    assert!(generated.len() < 200 * 1024, "{} bytes", generated.len());
+    let r = post(
+        "/check?name=plan.gpkg",
+        "application/octet-stream",
+        generated,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.detail());
+    assert!(
+        r.detail()
+            .contains("plan.gpkg/disturbance: column 'notes' is a generated column"),
+        "{}",
+        r.detail()
+    );
+    let view = gpkg_with("CREATE VIEW everything AS SELECT * FROM disturbance;");
+    let r = post("/check?name=plan.gpkg", "application/octet-stream", view).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.detail());
+    assert!(
+        r.detail()
+            .contains("plan.gpkg: the GeoPackage holds a view 'everything'"),
+        "{}",
+        r.detail()
+    );
+    let trigger = gpkg_with("CREATE TRIGGER grow AFTER INSERT ON disturbance BEGIN SELECT 1; END;");
+    let r = post("/check?name=plan.gpkg", "application/octet-stream", trigger).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.detail());
+    assert!(r.detail().contains("a trigger 'grow'"), "{}", r.detail());
+    let plain = post(
+        "/check?name=plan.gpkg",
+        "application/octet-stream",
+        fixture("s01_utm.gpkg"),
+    )
+    .await;
+    assert_eq!(plain.status, StatusCode::OK, "{}", plain.detail());
+}
+
+/// Reading stops at the feature limit: 1,001 rows are refused by the limit, named.
+#[tokio::test]
+async fn a_geopackage_over_the_feature_limit_is_refused_by_it() {
+    let many = gpkg_with(
+        "DROP TRIGGER rtree_disturbance_geom_insert;
+         INSERT INTO disturbance (geom) SELECT d.geom FROM disturbance d,
+           (WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000)
+            SELECT n FROM c);",
+    );
+    let r = post("/check?name=plan.gpkg", "application/octet-stream", many).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.detail());
+    assert!(
+        r.detail()
+            .contains("more than 1000 features; at most 1000 are accepted in one check"),
+        "{}",
+        r.detail()
+    );
+}

@@ -30,15 +30,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (catalog, live) = load_current(&args.data, args.registry.as_deref())?;
     // The registry's logbook and the officer's hand-entered rain.
     let (inspections, rain) = match &live {
-        Some(live) => (live.registry.inspections()?, live.registry.rainfall()?),
-        None => (Vec::new(), Vec::new()),
+        Some(live) => (
+            live.registry
+                .inspections(&outfall_core::record::InspectionQuery::ALL)?,
+            live.registry.rainfall()?,
+        ),
+        None => Default::default(),
     };
     let reports = catalog
         .sites
         .iter()
         .map(|s| screening::check_site(&catalog, &s.id))
         .collect::<outfall_core::Result<Vec<_>>>()?;
-    let list = outfall_core::calendar::due_list_for(&catalog, &reports, &inspections, &rain, as_of);
+    let mut list = outfall_core::calendar::due_list_for(
+        &catalog,
+        &reports,
+        &inspections.rows,
+        &rain.rows,
+        as_of,
+    );
+    // Rows the registry could not read are named, never fatal to the list.
+    list.problems = [inspections.problems, rain.problems].concat();
     if args.json {
         emit(&(serde_json::to_string_pretty(&list)? + "\n"))
     } else {

@@ -213,6 +213,9 @@ pub struct DueList {
     /// Sites per worst urgency.
     pub counts: Counts,
     pub rainfall: RainCoverage,
+    /// Records the registry holds but could not read (a date out of range typed in by
+    /// hand), skipped from this list and named here.
+    pub problems: Vec<String>,
     /// Storms up to the date (in the last 60 days), for the record.
     pub recent_storms: Vec<Storm>,
 }
@@ -281,6 +284,7 @@ pub fn due_list(
         needs_data: Vec::new(),
         not_due: Vec::new(),
         counts: Counts::default(),
+        problems: Vec::new(),
         rainfall: RainCoverage {
             first: by_day.keys().next().copied(),
             last: by_day.keys().next_back().copied(),
@@ -337,6 +341,10 @@ pub fn due_list_for<'a>(
 
 /// Parses an `as_of` date (YYYY-MM-DD).
 pub fn parse_as_of(s: &str) -> crate::Result<NaiveDate> {
-    NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
-        .map_err(|_| crate::Error::Input(format!("as_of '{s}' is not a date (YYYY-MM-DD)")))
+    crate::bounds::parse_iso(s, false).ok_or_else(|| {
+        crate::Error::Input(format!(
+            "as_of '{s}' is not a date (YYYY-MM-DD) {}",
+            crate::bounds::range_text()
+        ))
+    })
 }

@@ -55,6 +55,9 @@ pub enum Error {
     },
     #[error("{kind} '{id}' already exists")]
     Exists { kind: &'static str, id: String },
+    /// Work that ran out of its time (`budget::Budget`) and stopped before a step.
+    #[error("the work passed its deadline before {step}")]
+    Deadline { step: String },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

@@ -5,6 +5,8 @@
 pub mod area;
 pub mod attributes;
 pub mod batch;
+pub mod bounds;
+pub mod budget;
 pub mod calendar;
 pub mod catalog;
 pub mod claims;

@@ -63,14 +63,22 @@ impl Period {
 }
 
 fn instant(t: &str) -> Result<NaiveDate, String> {
-    if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-        return Ok(d);
+    let day = match crate::bounds::parse_iso(t, false) {
+        Some(d) => Ok(d),
+        None => DateTime::parse_from_rfc3339(t)
+            .map(|dt| dt.with_timezone(&Utc).date_naive())
+            .map_err(|_| {
+                format!("datetime '{t}' is not an RFC 3339 date (2026-05-01) or date-time (2026-05-01T12:00:00Z)")
+            }),
+    }?;
+    if crate::bounds::in_range(day) {
+        Ok(day)
+    } else {
+        Err(format!(
+            "datetime '{t}' is not a day {}",
+            crate::bounds::range_text()
+        ))
     }
-    DateTime::parse_from_rfc3339(t)
-        .map(|dt| dt.with_timezone(&Utc).date_naive())
-        .map_err(|_| {
-            format!("datetime '{t}' is not an RFC 3339 date (2026-05-01) or date-time (2026-05-01T12:00:00Z)")
-        })
 }
 
 #[cfg(test)]
@@ -98,6 +106,8 @@ mod tests {
             "../..",
             "2026-06-01/2026-05-01",
             "2026-05-01/x",
+            "9999-12-31",
+            "-0001-01-01",
         ] {
             assert!(Period::parse_datetime(bad).is_err(), "{bad}");
         }

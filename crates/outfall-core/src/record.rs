@@ -24,3 +24,39 @@ pub struct RainfallDay {
     pub rain_in: f64,
     pub source: String,
 }
+
+/// Rows read back from a store, and the rows it skipped because they could not be read (a
+/// date out of range typed into QGIS or sqlite3): one bad row is reported, never fatal to
+/// the list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Listing<T> {
+    pub rows: Vec<T>,
+    pub problems: Vec<String>,
+}
+
+impl<T> Default for Listing<T> {
+    fn default() -> Self {
+        Listing {
+            rows: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+}
+
+/// Which inspections to read: one site's or every site's, a page of them (oldest first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InspectionQuery<'a> {
+    pub site_id: Option<&'a str>,
+    /// Most rows; `None` reads them all.
+    pub limit: Option<usize>,
+    pub offset: usize,
+}
+
+impl InspectionQuery<'_> {
+    /// Every inspection of every site.
+    pub const ALL: InspectionQuery<'static> = InspectionQuery {
+        site_id: None,
+        limit: None,
+        offset: 0,
+    };
+}

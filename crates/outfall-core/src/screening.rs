@@ -2,6 +2,7 @@
 //! Nothing here decides anything; `facts` gathers and `law` decides.
 
 use crate::area::{self, Phase};
+use crate::budget::Budget;
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::facts::{self, Facts};
@@ -19,6 +20,19 @@ pub fn check(catalog: &Catalog, subject: &Subject) -> Report {
     let facts = facts::gather(catalog, subject);
     let findings = law::evaluate(&facts, &catalog.manifest.rules, &catalog.manifest.clauses);
     report(catalog, subject, facts, findings)
+}
+
+/// `check` within a budget: it stops at its next step once the budget is spent (the
+/// geometry loops inside a step poll it too), answering `Error::Deadline` instead of a
+/// report nobody waits for.
+pub fn check_within(catalog: &Catalog, subject: &Subject, budget: &Budget) -> Result<Report> {
+    let _entered = budget.enter();
+    budget.check("gathering the facts")?;
+    let facts = facts::gather(catalog, subject);
+    budget.check("applying the law")?;
+    let findings = law::evaluate(&facts, &catalog.manifest.rules, &catalog.manifest.clauses);
+    budget.check("writing the report")?;
+    Ok(report(catalog, subject, facts, findings))
 }
 
 fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>) -> Report {
@@ -265,4 +279,30 @@ pub fn check_parcel(catalog: &Catalog, id: &str) -> Result<Report> {
         }];
     }
     Ok(check(catalog, &s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Issue 22, attack 10: a check whose budget is spent answers the deadline error at its
+    /// next step instead of running on; the geometry loops stop too.
+    #[test]
+    fn a_spent_budget_stops_the_check_before_its_work() {
+        let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/clay");
+        let catalog = Catalog::open(&demo).expect("the demo data set opens");
+        let subject = Subject::from_site(&catalog, catalog.site("S04").expect("S04"));
+        let spent = Budget::within(Duration::ZERO);
+        match check_within(&catalog, &subject, &spent) {
+            Err(Error::Deadline { step }) => assert_eq!(step, "gathering the facts"),
+            other => panic!("expected the deadline error, got {other:?}"),
+        }
+        let whole = check_within(&catalog, &subject, &Budget::unlimited()).expect("report");
+        assert!(whole.disturbance.total_acres > 8.0);
+        let _in = spent.enter();
+        let polygons = subject.all_polygons();
+        assert!(!polygons.is_empty());
+        assert!(area::union(polygons).0.is_empty(), "the union stopped");
+    }
 }

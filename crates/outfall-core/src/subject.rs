@@ -33,11 +33,20 @@ pub struct Subject {
     pub parcel_ids: Vec<String>,
     /// The applicant's known storm-sewer outfall.
     pub outfall: Option<Point<f64>>,
+    /// The record states an outfall that is not longitude,latitude (`inf,43.1`): the
+    /// discharge point is unknown, and no nearest water may stand in for it.
+    pub outfall_unreadable: bool,
     /// The footprint used to find receiving waters when there is no disturbance (e.g. a parcel).
     pub footprint: Option<Geometry<f64>>,
 }
 
 pub use crate::load::{parse_point, split_list};
+
+/// A stated point (not blank) that `parse_point` cannot read.
+fn unreadable_point(v: Option<&Value>) -> bool {
+    v.and_then(value_text)
+        .is_some_and(|s| !s.trim().is_empty() && parse_point(&s).is_none())
+}
 
 /// Groups disturbance features into dated phases.
 pub fn phases_from_features<'a>(
@@ -100,6 +109,7 @@ impl Subject {
                 .get(&col("outfall"))
                 .and_then(value_text)
                 .and_then(|s| parse_point(&s)),
+            outfall_unreadable: unreadable_point(site.attributes.get(&col("outfall"))),
             footprint: site.boundary.clone(),
             attributes: site.attributes.clone(),
             phases,
@@ -125,6 +135,7 @@ impl Subject {
             phases: Vec::new(),
             parcel_ids: vec![parcel_id.to_string()],
             outfall: None,
+            outfall_unreadable: false,
             footprint: Some(f.geometry.clone()),
         })
     }
@@ -161,6 +172,7 @@ impl Subject {
                     .and_then(value_text)
                     .and_then(|s| parse_point(&s))
             }),
+            outfall_unreadable: outfall.is_none() && unreadable_point(attributes.get("outfall")),
             footprint: None,
             attributes,
             phases,

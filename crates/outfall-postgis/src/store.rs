@@ -8,8 +8,8 @@ use crate::rows::{db_error, from_wkb, site_of, token_of, STYLE};
 use crate::tx::PgTx;
 use outfall_core::claims::Vocabulary;
 use outfall_core::error::{Error, Result};
-use outfall_core::record::{Inspection, RainfallDay};
-use outfall_core::registry::rows::{self, parse_date, TOKEN_SELECT};
+use outfall_core::record::{Inspection, InspectionQuery, Listing, RainfallDay};
+use outfall_core::registry::rows::{self, InspectionRow, TOKEN_SELECT};
 use outfall_core::registry::store::{Store, Tx};
 use outfall_core::registry::{migrate, AuditEntry, DisturbanceRecord, SiteRecord, TokenRecord};
 use postgres::{Client, NoTls, Row};
@@ -123,45 +123,34 @@ impl Store for PostGis {
             .collect()
     }
 
-    fn inspections(&self) -> Result<Vec<Inspection>> {
-        let rows = self.query(
-            "SELECT site_id, date, inspector, findings, corrective_actions, corrective_due \
-             FROM inspections ORDER BY date, fid",
-            &[],
-        )?;
-        rows.iter()
-            .map(|r| {
-                let site_id: String = r.get(0);
-                Ok(Inspection {
-                    date: parse_date("inspections", &site_id, &r.get::<_, String>(1))?,
-                    corrective_due: r
-                        .get::<_, Option<String>>(5)
-                        .map(|d| parse_date("inspections", &site_id, &d))
-                        .transpose()?,
-                    site_id,
-                    inspector: r.get(2),
-                    findings: r.get(3),
-                    corrective_actions: r.get(4),
-                })
-            })
-            .collect()
+    fn inspections(&self, which: &InspectionQuery) -> Result<Listing<Inspection>> {
+        // PostgreSQL reads a NULL limit as none.
+        let limit = which.limit.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+        let offset = i64::try_from(which.offset).unwrap_or(i64::MAX);
+        let sql = rows::select_inspections('$').replacen("$1 IS NULL", "$1::text IS NULL", 1);
+        let found = self.query(&sql, &[&which.site_id, &limit, &offset])?;
+        Ok(rows::listing(found.iter().map(|r| {
+            InspectionRow {
+                fid: r.get(0),
+                site_id: r.get(1),
+                date: r.get(2),
+                inspector: r.get(3),
+                findings: r.get(4),
+                corrective_actions: r.get(5),
+                corrective_due: r.get(6),
+            }
+            .read()
+        })))
     }
 
-    fn rainfall(&self) -> Result<Vec<RainfallDay>> {
-        let rows = self.query(
-            "SELECT date, rain_in, source FROM rainfall ORDER BY date, source",
+    fn rainfall(&self) -> Result<Listing<RainfallDay>> {
+        let found = self.query(
+            "SELECT fid, date, rain_in, source FROM rainfall ORDER BY date, source",
             &[],
         )?;
-        rows.iter()
-            .map(|r| {
-                let source: String = r.get(2);
-                Ok(RainfallDay {
-                    date: parse_date("rainfall", &source, &r.get::<_, String>(0))?,
-                    rain_in: r.get(1),
-                    source,
-                })
-            })
-            .collect()
+        Ok(rows::listing(found.iter().map(|r| {
+            rows::rain_of(r.get(0), &r.get::<_, String>(1), r.get(2), r.get(3))
+        })))
     }
 
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>> {

@@ -59,6 +59,10 @@ impl From<outfall_core::Error> for ApiError {
             }
             E::Conflict { .. } => ApiError::PreconditionFailed(e.to_string()),
             E::Exists { .. } => ApiError::Conflict(e.to_string()),
+            E::Deadline { .. } => ApiError::Unavailable {
+                detail: e.to_string(),
+                retry_after_secs: None,
+            },
         }
     }
 }

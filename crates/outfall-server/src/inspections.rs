@@ -11,7 +11,7 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use chrono::NaiveDate;
 use outfall_core::calendar::{self, DueList, SiteDue, Urgency};
-use outfall_core::record::{Inspection, RainfallDay};
+use outfall_core::record::{Inspection, InspectionQuery, Listing, RainfallDay};
 use std::fmt::Write;
 
 /// The list changes with every logged inspection or rainfall entry: never served stale.
@@ -20,10 +20,13 @@ const NO_CACHE: (header::HeaderName, &str) = (header::CACHE_CONTROL, "no-cache")
 /// The records the calendar reads besides the data set's rainfall layers: the inspections
 /// logged in the site registry and the officer's manual rainfall entries (`POST /rainfall`).
 /// Without a registry there are none.
-fn records(st: &AppState) -> ApiResult<(Vec<Inspection>, Vec<RainfallDay>)> {
+fn records(st: &AppState) -> ApiResult<(Listing<Inspection>, Listing<RainfallDay>)> {
     match &st.registry {
-        Some(live) => Ok((live.registry.inspections()?, live.registry.rainfall()?)),
-        None => Ok((Vec::new(), Vec::new())),
+        Some(live) => Ok((
+            live.registry.inspections(&InspectionQuery::ALL)?,
+            live.registry.rainfall()?,
+        )),
+        None => Ok(Default::default()),
     }
 }
 
@@ -40,13 +43,15 @@ async fn due_list(st: &AppState, as_of: NaiveDate) -> ApiResult<DueList> {
                 .sites
                 .iter()
                 .filter_map(|s| st.reports.get(&s.id));
-            Ok(calendar::due_list_for(
+            let mut list = calendar::due_list_for(
                 &st.catalog,
                 reports,
-                &inspections,
-                &manual_rain,
+                &inspections.rows,
+                &manual_rain.rows,
                 as_of,
-            ))
+            );
+            list.problems = [inspections.problems, manual_rain.problems].concat();
+            Ok(list)
         },
         || ApiError::Unavailable {
             detail: "the due list did not finish in time".into(),
@@ -193,6 +198,9 @@ Keep each inspection report in the site logbook.</p>",
         site_block(&mut h, s);
     }
     later_and_unscheduled(&mut h, list);
+    for p in &list.problems {
+        let _ = write!(h, "<p class=\"note\">Record skipped: {}</p>", esc(p));
+    }
     let _ = write!(h, "</body></html>");
     h
 }

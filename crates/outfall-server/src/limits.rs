@@ -6,8 +6,11 @@ use crate::error::{ApiError, ApiResult};
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap};
 use http_body_util::BodyExt;
+use outfall_core::budget::Budget;
 use outfall_core::load::UploadLimits;
+use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 /// Most coordinates (vertices, over every ring and feature) accepted in one uploaded check.
@@ -25,8 +28,12 @@ pub struct Limits {
     pub work_timeout: Duration,
     /// Deadline for an upload's body to arrive (`--body-timeout-secs`).
     pub body_timeout: Duration,
-    /// Most `POST /check` computing at once (`--max-checks`); more answer 503.
+    /// Most `POST /check` computing at once (`--max-checks`); more answer 503. Writes
+    /// that check a site (`POST /sites`, `PATCH`) share these slots.
     pub max_concurrent_checks: usize,
+    /// Most applications one applicant may have pending (planned, not retired); one more
+    /// is refused (409) until the officer decides one.
+    pub max_pending_submissions: usize,
 }
 
 impl Default for Limits {
@@ -37,6 +44,7 @@ impl Default for Limits {
             max_concurrent_checks: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2),
+            max_pending_submissions: 20,
         }
     }
 }
@@ -77,6 +85,53 @@ where
         Ok(Err(e)) => Err(ApiError::Internal(format!("blocking task failed: {e}"))),
         Err(_) => Err(on_timeout()),
     }
+}
+
+/// Runs the CPU work of a write (reading and checking a site) as `POST /check` runs its
+/// check: in one of the `checks` slots (503 with Retry-After when none is free), under the
+/// work deadline, with a `Budget` that the work's loops poll and that is cancelled when the
+/// deadline answers, so abandoned work stops at its next step.
+pub(super) async fn bounded<T, F>(
+    checks: &Arc<Semaphore>,
+    limits: &Limits,
+    what: &'static str,
+    work: F,
+) -> ApiResult<T>
+where
+    F: FnOnce(&Budget) -> ApiResult<T> + Send + 'static,
+    T: Send + 'static,
+{
+    let permit = checks
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| ApiError::Unavailable {
+            detail: format!(
+                "the server is computing its limit of {} checks at once; try again shortly",
+                limits.max_concurrent_checks
+            ),
+            retry_after_secs: Some(1),
+        })?;
+    let deadline = limits.work_timeout;
+    let budget = Budget::within(deadline);
+    let cancel = budget.clone();
+    blocking(
+        deadline,
+        move || {
+            let _permit = permit;
+            let _entered = budget.enter();
+            let out = work(&budget)?;
+            budget.check("answering")?;
+            Ok(out)
+        },
+        move || {
+            cancel.cancel();
+            ApiError::Unavailable {
+                detail: format!("{what} did not finish within {}", secs(deadline)),
+                retry_after_secs: None,
+            }
+        },
+    )
+    .await
 }
 
 fn too_large(max_bytes: usize) -> ApiError {

@@ -235,6 +235,28 @@ impl FromQuery for SearchQuery {
     }
 }
 
+/// A registry list (a site's inspections): a page of it, as items are paged.
+pub struct ListQuery {
+    /// Rows per page, 1..=`MAX_LIMIT` (a larger one is cut to it).
+    pub limit: usize,
+    pub offset: usize,
+}
+
+impl FromQuery for ListQuery {
+    const KNOWN: &'static [&'static str] = &["limit", "offset"];
+    const FORMATS: &'static [&'static str] = &["json"];
+    fn from_query(q: &HashMap<String, String>) -> Result<Self, ApiError> {
+        let limit = parse_count(q, "limit", DEFAULT_LIMIT)?;
+        if limit == 0 {
+            return Err(ApiError::BadRequest("limit must be at least 1".into()));
+        }
+        Ok(ListQuery {
+            limit: limit.min(MAX_LIMIT),
+            offset: parse_count(q, "offset", 0)?,
+        })
+    }
+}
+
 /// `/inspections/due` and its day sheet: the day to schedule for, default today.
 pub struct DueQuery {
     pub as_of: NaiveDate,

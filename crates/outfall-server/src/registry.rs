@@ -7,15 +7,16 @@
 use crate::access::{authorize, etag, if_match, live, off_thread, Peer};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Path;
-use crate::limits::read_upload;
-use crate::params::{JsonOnly, Params};
-use crate::state::{AppState, MAX_UPLOAD_FEATURES};
+use crate::limits::{bounded, read_upload, Limits};
+use crate::params::{JsonOnly, ListQuery, Params};
+use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use outfall_core::record::{Inspection, RainfallDay};
+use outfall_core::bounds;
+use outfall_core::record::{Inspection, InspectionQuery, RainfallDay};
 use outfall_core::registry::{self, AccessRole, Caller, DisturbanceRecord, Live, SiteRecord};
 use outfall_core::report::Report;
 use serde::Deserialize;
@@ -105,8 +106,15 @@ pub async fn create(
     let live = live(&st)?;
     let body = read_upload(&headers, body, &st.limits).await?;
     let catalog = st.catalog.clone();
+    let limits = st.limits;
+    let applicant = caller.clone();
+    // Read and checked as `POST /check` is: its slots, its deadline, its budget.
+    let (site, disturbance) = bounded(&st.checks, &st.limits, "the application", move |_| {
+        application(&catalog, &body, &applicant, &limits)
+    })
+    .await?;
     let (site, report) = off_thread(move || {
-        let (site, disturbance) = application(&catalog, &body, &caller)?;
+        pending_within(&live, &caller, limits.max_pending_submissions)?;
         let stored = live
             .registry
             .create_site(&site, &disturbance, &caller.name)?;
@@ -128,12 +136,13 @@ fn application(
     catalog: &outfall_core::Catalog,
     body: &[u8],
     caller: &Caller,
+    limits: &Limits,
 ) -> ApiResult<(SiteRecord, Vec<DisturbanceRecord>)> {
     let bad = |e: outfall_core::Error| match e {
         outfall_core::Error::Input(m) => ApiError::Unprocessable(format!("application: {m}")),
         other => other.into(),
     };
-    let app = registry::read_application(body, MAX_UPLOAD_FEATURES).map_err(bad)?;
+    let app = registry::read_application(body, &limits.upload()).map_err(bad)?;
     if let Some(k) = app.forbidden_field(caller.role, &catalog.manifest.words) {
         return Err(ApiError::Forbidden(format!(
             "the role {} may not state '{k}' (or not this value of it); only the officer records it (docs/site-record.md, who may state which fact)", caller.role.as_str()
@@ -141,6 +150,27 @@ fn application(
     }
     // The submission belongs to the token's id: a name can be given again, an id cannot.
     app.into_records(catalog, &caller.token_id).map_err(bad)
+}
+
+/// The applicant's pending applications (planned, not retired) under the cap, so that
+/// one account cannot fill the registry (and the start-up check) with sites.
+fn pending_within(live: &Live, caller: &Caller, max_pending: usize) -> ApiResult<()> {
+    if caller.role == AccessRole::Officer {
+        return Ok(());
+    }
+    let pending = live
+        .registry
+        .sites()?
+        .iter()
+        .filter(|s| s.retired.is_none() && s.submitted_by.as_deref() == Some(&caller.token_id))
+        .filter(|s| s.properties.get("status").and_then(Value::as_str) == Some("planned"))
+        .count();
+    if pending >= max_pending {
+        return Err(ApiError::Conflict(format!(
+            "{pending} applications of this applicant are pending; at most {max_pending} may be (max_pending_submissions) until the officer decides one"
+        )));
+    }
+    Ok(())
 }
 
 /// `PATCH /sites/{id}` (officer): the typed fields of the site record (docs/site-record.md):
@@ -214,12 +244,14 @@ pub async fn retire(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct InspectionBody {
-    date: chrono::NaiveDate,
+    // Dates as text, read by the one parser of every reader (`bounds::parse_day`), so a
+    // refusal names its field and no reader later meets a day it cannot read.
+    date: String,
     inspector: Option<String>,
     findings: String,
     #[serde(default)]
     corrective_actions: String,
-    corrective_due: Option<chrono::NaiveDate>,
+    corrective_due: Option<String>,
 }
 
 /// `POST /sites/{id}/inspections` (inspector, officer): one logbook entry.
@@ -241,11 +273,16 @@ pub async fn inspect(
     let body = read_upload(&headers, body, &st.limits).await?;
     let b: InspectionBody = serde_json::from_slice(&body)
         .map_err(|e| ApiError::Unprocessable(format!("inspection: {e}")))?;
+    let date = bounds::parse_day("inspection: date", &b.date)?;
+    let corrective_due = b
+        .corrective_due
+        .as_deref()
+        .map(|d| bounds::parse_day("inspection: corrective_due", d))
+        .transpose()?;
     let today = chrono::Utc::now().date_naive();
-    if b.date > today + chrono::Days::new(1) {
+    if date > today + chrono::Days::new(1) {
         return Err(ApiError::Unprocessable(format!(
-            "inspection: date {} is in the future",
-            b.date
+            "inspection: date {date} is in the future"
         )));
     }
     if b.findings.trim().is_empty() {
@@ -255,15 +292,16 @@ pub async fn inspect(
     }
     let inspection = Inspection {
         site_id: id.clone(),
-        date: b.date,
+        date,
         inspector: b
             .inspector
             .filter(|s| !s.trim().is_empty())
             .unwrap_or_else(|| caller.name.clone()),
         findings: b.findings.trim().to_string(),
         corrective_actions: b.corrective_actions.trim().to_string(),
-        corrective_due: b.corrective_due,
+        corrective_due,
     };
+    bounds::check_inspection(&inspection)?;
     let (site, report, inspection) = off_thread(move || {
         let site = find(&live, &id)?;
         if site.retired.is_some() {
@@ -283,25 +321,44 @@ pub async fn inspect(
     Ok(res)
 }
 
-/// `GET /sites/{id}/inspections`: the site's logbook, oldest first.
-#[utoipa::path(get, path = "/sites/{id}/inspections", tag = "registry", params(("id" = String, Path, description = "A site id")),
-    responses((status = 200, description = "The site's inspection logbook, oldest first", content_type = "application/json")))]
+/// `GET /sites/{id}/inspections?limit=&offset=`: a page of the site's logbook, oldest
+/// first, read by site in the store; rows that cannot be read are named in `problems`.
+#[utoipa::path(get, path = "/sites/{id}/inspections", tag = "registry",
+    params(("id" = String, Path, description = "A site id"),
+           ("limit" = Option<u32>, Query, description = "Inspections per page: 1..10000, default 100"),
+           ("offset" = Option<u32>, Query, description = "Inspections to skip")),
+    responses((status = 200, description = "A page of the site's inspection logbook, oldest first", content_type = "application/json")))]
 pub async fn inspections(
     State(st): State<AppState>,
     Path(id): Path<String>,
-    _: Params<JsonOnly>,
+    Params(page): Params<ListQuery>,
 ) -> ApiResult<Json<Value>> {
     let live = live(&st)?;
+    let (limit, offset) = (page.limit, page.offset);
+    let site = id.clone();
     let list = off_thread(move || {
-        Ok(live
-            .registry
-            .inspections()?
-            .into_iter()
-            .filter(|i| i.site_id == id)
-            .collect::<Vec<_>>())
+        Ok(live.registry.inspections(&InspectionQuery {
+            site_id: Some(&site),
+            limit: Some(limit),
+            offset,
+        })?)
     })
     .await?;
-    Ok(Json(json!({ "inspections": list })))
+    let base = crate::features::base_url(&st);
+    let href = |off: usize| format!("{base}/sites/{id}/inspections?limit={limit}&offset={off}");
+    let mut links = vec![json!({"rel": "self", "href": href(offset)})];
+    // A full page may have more after it; a short one is the last.
+    if list.rows.len() + list.problems.len() == limit {
+        links.push(json!({"rel": "next", "href": href(offset + limit)}));
+    }
+    if offset > 0 {
+        links.push(json!({"rel": "prev", "href": href(offset.saturating_sub(limit))}));
+    }
+    Ok(Json(json!({
+        "inspections": list.rows,
+        "problems": list.problems,
+        "links": links,
+    })))
 }
 
 /// `GET /sites/{id}/history`: who changed what, when, from what to what.
@@ -330,7 +387,7 @@ pub async fn history(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RainfallBody {
-    date: chrono::NaiveDate,
+    date: String,
     rain_in: f64,
     source: Option<String>,
 }
@@ -360,13 +417,14 @@ pub async fn add_rainfall(
         )));
     }
     let day = RainfallDay {
-        date: b.date,
+        date: bounds::parse_day("rainfall: date", &b.date)?,
         rain_in: b.rain_in,
         source: b
             .source
             .filter(|s| !s.trim().is_empty())
             .unwrap_or_else(|| format!("entered by {}", caller.name)),
     };
+    bounds::check_rainfall(&day)?;
     let stored = day.clone();
     off_thread(move || Ok(live.registry.add_rainfall(&stored, &caller.name)?)).await?;
     Ok((StatusCode::CREATED, Json(json!({ "rainfall": day }))).into_response())
@@ -378,7 +436,9 @@ pub async fn add_rainfall(
 pub async fn rainfall(State(st): State<AppState>, _: Params<JsonOnly>) -> ApiResult<Json<Value>> {
     let live = live(&st)?;
     let days = off_thread(move || Ok(live.registry.rainfall()?)).await?;
-    Ok(Json(json!({ "rainfall": days })))
+    Ok(Json(
+        json!({ "rainfall": days.rows, "problems": days.problems }),
+    ))
 }
 
 /// `GET /auth/whoami`: the token's holder and role (the viewer's login check).

@@ -13,6 +13,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use outfall_core::budget::Budget;
 use outfall_core::export;
 use outfall_core::load::UploadFormat;
 use outfall_core::report::Report;
@@ -126,11 +127,15 @@ async fn run_check(
         })?;
     let catalog = st.catalog.clone();
     let deadline = st.limits.work_timeout;
+    let budget = Budget::within(deadline);
+    let cancel = budget.clone();
     blocking(
         deadline,
         move || -> ApiResult<(Report, Subject)> {
-            // Held until the work ends, even past the deadline: abandoned work still counts.
+            // Held until the work ends, even past the deadline: abandoned work still counts,
+            // and stops at its next step (the budget is cancelled when the 503 answers).
             let _permit = permit;
+            let _entered = budget.enter();
             let upload =
                 outfall_core::load::read_upload(&body, &name, crs.as_deref(), upload_limits)
                     .map_err(|e| unusable(&name, e))?;
@@ -140,17 +145,21 @@ async fn run_check(
                     p.path, p.feature, p.reason
                 )));
             }
-            check_plan(&catalog, &name, &upload)
+            budget.check("checking the plan")?;
+            check_plan(&catalog, &name, &upload, &budget)
         },
-        || ApiError::Unavailable {
-            detail: format!(
-                "the check did not finish within {}; the polygon may be too complex{}",
-                secs(deadline),
-                geojson_vertices
-                    .map(|v| format!(" ({v} vertices)"))
-                    .unwrap_or_default()
-            ),
-            retry_after_secs: None,
+        move || {
+            cancel.cancel();
+            ApiError::Unavailable {
+                detail: format!(
+                    "the check did not finish within {}; the polygon may be too complex{}",
+                    secs(deadline),
+                    geojson_vertices
+                        .map(|v| format!(" ({v} vertices)"))
+                        .unwrap_or_default()
+                ),
+                retry_after_secs: None,
+            }
         },
     )
     .await
@@ -163,6 +172,7 @@ fn check_plan(
     catalog: &outfall_core::Catalog,
     name: &str,
     upload: &outfall_core::load::Upload,
+    budget: &Budget,
 ) -> ApiResult<(Report, Subject)> {
     let unusable = |e| unusable(name, e);
     screening::refuse_impossible(catalog, &upload.features, None).map_err(unusable)?;
@@ -174,7 +184,7 @@ fn check_plan(
     )
     .map_err(unusable)?;
     let subject = Subject::drawn(name, &upload.features, None, record);
-    Ok((screening::check(catalog, &subject), subject))
+    Ok((screening::check_within(catalog, &subject, budget)?, subject))
 }
 
 /// A refusal of the upload `name` by the core: its input errors are 422s that name it.

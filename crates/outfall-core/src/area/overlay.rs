@@ -12,6 +12,10 @@ pub fn union<'a>(polys: impl IntoIterator<Item = &'a Polygon<f64>>) -> MultiPoly
     let polys: Vec<&Polygon<f64>> = polys.into_iter().collect();
     let mut out = Vec::with_capacity(polys.len());
     for group in overlapping_groups(&polys) {
+        // Spent: the caller's next step answers the deadline error, never this union.
+        if crate::budget::spent() {
+            break;
+        }
         if let [one] = group.as_slice() {
             out.push(polys[*one].orient(Direction::Default));
         } else {

@@ -30,6 +30,12 @@ impl DueList {
                 write_unscheduled(&mut t, title, list);
             }
         }
+        if !self.problems.is_empty() {
+            let _ = writeln!(t, "\nRECORDS SKIPPED");
+            for p in &self.problems {
+                let _ = writeln!(t, "  {p}");
+            }
+        }
         t
     }
 

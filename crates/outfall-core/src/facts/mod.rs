@@ -252,7 +252,11 @@ pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
     let parcels = subject_parcels(catalog, subject, footprint.as_ref());
     let claims = claims_of(catalog, subject, &parcels);
     let acreage = acreage_of(catalog, subject, plan, &parcels, &claims);
-    let water = water::gather(catalog, footprint.as_ref(), subject.outfall);
+    let water = if subject.outfall_unreadable {
+        water::gather_unreadable_outfall(catalog, footprint.as_ref())
+    } else {
+        water::gather(catalog, footprint.as_ref(), subject.outfall)
+    };
     Facts {
         kind: subject.kind,
         jurisdiction: jurisdiction(catalog, footprint.as_ref()),

@@ -32,6 +32,9 @@ pub enum EntryRule {
     StormSewer,
     /// The water nearest the site within the search radius: a guess, not a fact of drainage.
     Nearest,
+    /// The record states an outfall that cannot be read as longitude,latitude: the
+    /// discharge point is stated but unknown, so no water is assumed in its place.
+    UnreadableOutfall,
     None,
 }
 
@@ -42,8 +45,14 @@ impl EntryRule {
             EntryRule::Catchment => "catchment",
             EntryRule::StormSewer => "storm_sewer",
             EntryRule::Nearest => "nearest",
+            EntryRule::UnreadableOutfall => "unreadable_outfall",
             EntryRule::None => "none",
         }
+    }
+
+    /// Whether the rule placed the discharge (on a water, or on none within reach).
+    pub fn known(self) -> bool {
+        !matches!(self, EntryRule::None | EntryRule::UnreadableOutfall)
     }
 }
 
@@ -269,6 +278,19 @@ pub fn gather(
         }
     }
     out.tmdl_entered = tmdl_entered(catalog, &out, outfall, entry.water);
+    out
+}
+
+/// The water facts of a subject whose record states an outfall that cannot be read: placed
+/// (it has a footprint), but with no entry, so the entry and Condition A are unknown rather
+/// than assumed from the nearest water.
+pub fn gather_unreadable_outfall(
+    catalog: &Catalog,
+    footprint: Option<&Geometry<f64>>,
+) -> WaterFacts {
+    let mut out = unlocated(catalog, footprint, None);
+    out.located = true;
+    out.entry.rule = EntryRule::UnreadableOutfall;
     out
 }
 

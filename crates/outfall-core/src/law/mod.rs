@@ -235,6 +235,7 @@ fn sources(id: RuleId, f: &Facts) -> Vec<String> {
                 crate::facts::EntryRule::Catchment => "the catchment the site lies in",
                 crate::facts::EntryRule::StormSewer => "the storm-sewer trace to the outfall",
                 crate::facts::EntryRule::Nearest => "assumed from the nearest water",
+                crate::facts::EntryRule::UnreadableOutfall => "the record's outfall cannot be read",
                 crate::facts::EntryRule::None => "not found",
             }
         )

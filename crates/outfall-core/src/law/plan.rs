@@ -54,6 +54,7 @@ pub fn describe_entry(f: &Facts) -> String {
         EntryRule::Nearest => format!(
             "Assumed from the nearest water: {name} ({id}), {dist:.0} m from the site{lake}. The drainage path is not known; the applicant's outfall point would make it certain."
         ),
+        EntryRule::UnreadableOutfall => "The site's record states an outfall that cannot be read as longitude,latitude (see the record's problems); no water is assumed in its place, so the entry and Condition A are unknown until the outfall is corrected.".into(),
         EntryRule::None if !f.water.waters_loaded => "No flowlines or waterbodies are loaded, so no receiving water can be found.".into(),
         EntryRule::None if !f.water.located => "The subject has no geometry to locate it.".into(),
         EntryRule::None => format!(

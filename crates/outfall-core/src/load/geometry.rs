@@ -21,6 +21,7 @@ pub(crate) fn check_geometry(geom: Geometry<f64>) -> std::result::Result<Geometr
     }
     let CoordScan {
         count,
+        min_x,
         max_x,
         max_y,
         out_of_range,
@@ -32,6 +33,15 @@ pub(crate) fn check_geometry(geom: Geometry<f64>) -> std::result::Result<Geometr
     if out_of_range {
         return Err(format!(
             "coordinates ({max_x:.1}, {max_y:.1}) are not longitude/latitude; is the CRS right? (set `crs` in the manifest)"
+        ));
+    }
+    // A polygon wider than half the world is drawn across ±180° (or wraps the world):
+    // measured as given, its area is the rest of the Earth. Uploads are refused the same way.
+    let polygonal = matches!(geom, Geometry::Polygon(_) | Geometry::MultiPolygon(_));
+    if polygonal && max_x - min_x > 180.0 {
+        return Err(format!(
+            "spans {:.1}° of longitude, so it crosses the antimeridian or wraps the world; split it at ±180° or check its coordinates",
+            max_x - min_x
         ));
     }
     // Oriented, and with no spare capacity: a layer keeps its coordinates for its lifetime.
@@ -78,6 +88,7 @@ pub(crate) fn check_geometry(geom: Geometry<f64>) -> std::result::Result<Geometr
 /// What `check_geometry` learns in its one pass over the coordinates.
 struct CoordScan {
     count: usize,
+    min_x: f64,
     max_x: f64,
     max_y: f64,
     out_of_range: bool,
@@ -89,6 +100,7 @@ impl Default for CoordScan {
     fn default() -> Self {
         CoordScan {
             count: 0,
+            min_x: f64::INFINITY,
             max_x: f64::NEG_INFINITY,
             max_y: f64::NEG_INFINITY,
             out_of_range: false,
@@ -112,6 +124,7 @@ impl CoordScan {
                 self.non_finite = Some(*c);
                 return;
             }
+            self.min_x = self.min_x.min(c.x);
             self.max_x = self.max_x.max(c.x);
             self.max_y = self.max_y.max(c.y);
             self.out_of_range |= c.x < -180.0 || c.x > 180.0 || c.y < -90.0 || c.y > 90.0;
@@ -177,6 +190,13 @@ mod orient_tests {
         ]));
         let err = super::check_geometry(Geometry::Polygon(hole_nan)).unwrap_err();
         assert_eq!(err, "non-finite coordinate (0.6, NaN)");
+        // Issue 22, attack 11: a polygon across ±180° is refused naming its span.
+        let wide = polygon![(x: 179.9, y: 43.0), (x: -179.9, y: 43.0), (x: -179.9, y: 43.1), (x: 179.9, y: 43.1)];
+        let err = super::check_geometry(Geometry::Polygon(wide)).unwrap_err();
+        assert!(
+            err.starts_with("spans 359.8° of longitude, so it crosses the antimeridian"),
+            "{err}"
+        );
         let empty = Geometry::MultiPolygon(MultiPolygon(vec![]));
         assert_eq!(super::check_geometry(empty).unwrap_err(), "empty geometry");
         assert_ne!(

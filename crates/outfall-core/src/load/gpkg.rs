@@ -4,20 +4,17 @@
 //! file that is deleted when the read ends; the database is opened read-only and only its
 //! declared feature tables are read.
 
-use super::guard::{checked_wkt, refuse_projected};
+use super::guard::{checked_wkt, refuse_projected, UploadLimits};
 use super::Reprojector;
 use super::{check_geometry, sort_upload, upload_config, Feature, LoadProblem, Raw, Refused};
 use crate::error::{Error, Result};
 use geozero::ToGeo;
+use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Map, Value};
 use std::io::Write;
 use std::path::Path;
-
-/// Most rows read from one upload: more than any check accepts, so a larger table is
-/// refused by the feature limit without reading it all.
-const MAX_ROWS: usize = 100_000;
 
 /// A feature table: its name, geometry column and SRS.
 struct Table {
@@ -30,6 +27,7 @@ pub(super) fn read(
     bytes: &[u8],
     name: &str,
     crs: Option<&str>,
+    limits: &UploadLimits,
 ) -> Result<(Vec<Feature>, Vec<LoadProblem>)> {
     let sql_err =
         |e: rusqlite::Error| Error::format(name, format!("not a readable GeoPackage: {e}"));
@@ -48,6 +46,8 @@ pub(super) fn read(
     // A hostile file's views and triggers run no functions of ours.
     conn.execute_batch("PRAGMA trusted_schema = OFF;")
         .map_err(sql_err)?;
+    bound(&conn, limits).map_err(sql_err)?;
+    refuse_hostile_schema(&conn, name)?;
     let tables = feature_tables(&conn).map_err(sql_err)?;
     let table = match tables.as_slice() {
         [] => {
@@ -70,13 +70,20 @@ pub(super) fn read(
         }
     };
     let label = format!("{name}/{}", table.name);
+    refuse_generated(&conn, table, &label)?;
     let crs_text = match crs {
         Some(c) => c.to_string(),
         None => srs_definition(&conn, table.srs_id, &label)?,
     };
     let cfg = upload_config(&label, crs);
     let reproject = Reprojector::new(Path::new(&label), &crs_text)?;
-    let (items, columns) = rows(&conn, table, &reproject).map_err(sql_err)?;
+    let (items, columns) = rows(&conn, table, &reproject, limits.max_features).map_err(sql_err)?;
+    if items.len() > limits.max_features {
+        return Err(Error::Input(format!(
+            "{label}: more than {} features; at most {} are accepted in one check",
+            limits.max_features, limits.max_features
+        )));
+    }
     let raw = Raw {
         items,
         crs: reproject.crs.clone(),
@@ -91,6 +98,89 @@ pub(super) fn read(
     drop(conn);
     tmp.close().map_err(|e| Error::io(name, e))?;
     Ok((features, problems))
+}
+
+/// SQLite's own bounds set to the upload's: no value, statement or expression it builds
+/// may be larger than the upload may be, so no row can grow into gigabytes as it is read.
+fn bound(conn: &Connection, limits: &UploadLimits) -> rusqlite::Result<()> {
+    let bytes = i32::try_from(limits.max_bytes).unwrap_or(i32::MAX);
+    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, bytes)?;
+    conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, bytes)?;
+    conn.set_limit(Limit::SQLITE_LIMIT_EXPR_DEPTH, 100)?;
+    conn.set_limit(Limit::SQLITE_LIMIT_COMPOUND_SELECT, 10)?;
+    conn.set_limit(Limit::SQLITE_LIMIT_FUNCTION_ARG, 8)?;
+    Ok(())
+}
+
+/// The triggers GeoPackage writers add by themselves: the standard's spatial index and
+/// metadata checks, and GDAL's feature counts. None fires on a file opened read-only.
+const STANDARD_TRIGGERS: [&str; 4] = [
+    "rtree_",
+    "gpkg_",
+    "trigger_insert_feature_count_",
+    "trigger_delete_feature_count_",
+];
+
+/// A view or a trigger in an upload is code that runs as the file is read or written; an
+/// exported drawing needs neither, so any but the writers' own (`STANDARD_TRIGGERS`) is
+/// refused by name.
+fn refuse_hostile_schema(conn: &Connection, name: &str) -> Result<()> {
+    let sql_err =
+        |e: rusqlite::Error| Error::format(name, format!("not a readable GeoPackage: {e}"));
+    let mut stmt = conn
+        .prepare(
+            "SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name",
+        )
+        .map_err(sql_err)?;
+    let found = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .map_err(sql_err)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(sql_err)?;
+    let hostile = found.into_iter().find(|(kind, what)| {
+        kind == "view" || !STANDARD_TRIGGERS.iter().any(|p| what.starts_with(p))
+    });
+    match hostile {
+        Some((kind, what)) => Err(Error::Input(format!(
+            "{name}: the GeoPackage holds a {kind} '{what}'; uploads may not carry views or triggers: export the layer alone (QGIS: Export > Save Features As)"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// A generated (computed) column is code run for every row read, which can build a value
+/// of any size; a virtual feature table is a module's code. Both are refused by name.
+fn refuse_generated(conn: &Connection, table: &Table, label: &str) -> Result<()> {
+    let quoted = table.name.replace('\'', "''");
+    let is_virtual: bool = conn
+        .query_row(
+            &format!("SELECT count(*) FROM sqlite_master WHERE name = '{quoted}' AND sql LIKE 'CREATE VIRTUAL%'"),
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n > 0)
+        .unwrap_or(true);
+    if is_virtual {
+        return Err(Error::Input(format!(
+            "{label}: the feature table is a virtual table; uploads must hold a plain table"
+        )));
+    }
+    // table_xinfo's `hidden`: 2 a generated virtual column, 3 a generated stored one.
+    let generated: Option<String> = conn
+        .query_row(
+            &format!(
+                "SELECT name FROM pragma_table_xinfo('{quoted}') WHERE hidden IN (2, 3) LIMIT 1"
+            ),
+            [],
+            |r| r.get(0),
+        )
+        .ok();
+    match generated {
+        Some(column) => Err(Error::Input(format!(
+            "{label}: column '{column}' is a generated column; uploads may not compute values as they are read: export the layer with plain columns"
+        ))),
+        None => Ok(()),
+    }
 }
 
 fn feature_tables(conn: &Connection) -> rusqlite::Result<Vec<Table>> {
@@ -142,12 +232,19 @@ fn srs_definition(conn: &Connection, srs_id: i64, label: &str) -> Result<String>
 
 type Rows = (Vec<std::result::Result<Feature, Refused>>, Vec<String>);
 
-fn rows(conn: &Connection, table: &Table, reproject: &Reprojector) -> rusqlite::Result<Rows> {
+/// The table's rows, one more than `max_rows` at most: reading stops there, and the
+/// caller refuses the upload by the feature limit.
+fn rows(
+    conn: &Connection,
+    table: &Table,
+    reproject: &Reprojector,
+    max_rows: usize,
+) -> rusqlite::Result<Rows> {
     let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     let sql = format!(
         "SELECT * FROM {} LIMIT {}",
         quote(&table.name),
-        MAX_ROWS + 1
+        max_rows.saturating_add(1)
     );
     let mut stmt = conn.prepare(&sql)?;
     let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();

@@ -279,11 +279,7 @@ fn sniff(first: &csv::StringRecord, path: &Path) -> Result<(RainFormat, Columns)
 }
 
 fn parse_date(s: &str) -> Option<NaiveDate> {
-    let s = s.trim();
-    NaiveDate::parse_from_str(s, "%Y-%m-%d")
-        .or_else(|_| NaiveDate::parse_from_str(s, "%Y%m%d"))
-        .ok()
-        .filter(|_| s.len() == 10 || s.len() == 8)
+    crate::bounds::parse_iso(s, true)
 }
 
 fn parse(text: &str, path: &Path, units: Option<RainUnits>) -> Result<Parsed> {

@@ -109,7 +109,7 @@ pub fn read_upload(
         UploadFormat::GeoJson => read_geojson(bytes, name, crs)?,
         UploadFormat::ZippedShapefile => archive::read(bytes, name, crs, &limits)?,
         UploadFormat::Kml => kml::read(bytes, name)?,
-        UploadFormat::GeoPackage => gpkg::read(bytes, name, crs)?,
+        UploadFormat::GeoPackage => gpkg::read(bytes, name, crs, &limits)?,
     };
     if problems.is_empty() {
         let vertices = features.iter().map(|f| f.geometry.coords_count()).sum();

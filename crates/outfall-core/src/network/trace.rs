@@ -86,6 +86,10 @@ impl Network {
         let mut divergences = Vec::new();
         let (mut cur, mut entry_m, mut distance_m) = (start, 0.0_f64, 0.0_f64);
         let end = loop {
+            // Spent: the check's next step answers the deadline error, never this trace.
+            if crate::budget::spent() {
+                break TraceEnd::Limit;
+            }
             if on_trace[cur] {
                 break TraceEnd::Cycle { reach: cur };
             }

@@ -9,7 +9,7 @@ use super::{apply_change, join_parcel_ids, AccessRole, DisturbanceRecord, SiteRe
 use crate::catalog::Catalog;
 use crate::claims::Vocabulary;
 use crate::error::{Error, Result};
-use crate::load::Feature;
+use crate::load::{Feature, UploadLimits};
 use serde_json::{Map, Value};
 
 /// An application read but not yet checked against the catalog: its site id (given, or a
@@ -21,10 +21,12 @@ pub struct Application {
     pub features: Vec<Feature>,
 }
 
-/// Reads an application's body: JSON text, a usable FeatureCollection of at most
-/// `max_features` features, and a valid `site_id` (a new `A-XXXXXX` when none is given).
-pub fn read_application(body: &[u8], max_features: usize) -> Result<Application> {
+/// Reads an application's body: JSON text, a usable FeatureCollection within `limits`
+/// (the features and vertices of one `POST /check`; the vertices are counted before any
+/// parsing), and a valid `site_id` (a new `A-XXXXXX` when none is given).
+pub fn read_application(body: &[u8], limits: &UploadLimits) -> Result<Application> {
     let bad = |m: &str| Error::Input(m.to_string());
+    limits.check_vertices(crate::load::count_vertices(body))?;
     let text = std::str::from_utf8(body).map_err(|_| bad("the body is not UTF-8 text"))?;
     let mut doc: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))
         .map_err(|e| Error::Input(format!("not JSON: {e}")))?;
@@ -38,8 +40,12 @@ pub fn read_application(body: &[u8], max_features: usize) -> Result<Application>
     if let Some(p) = problems.first() {
         return Err(Error::Input(format!("feature {}: {}", p.feature, p.reason)));
     }
-    if features.len() > max_features {
-        return Err(Error::Input(format!("at most {max_features} features")));
+    if features.len() > limits.max_features {
+        return Err(Error::Input(format!(
+            "{} features; at most {} are accepted in one application",
+            features.len(),
+            limits.max_features
+        )));
     }
     let site_id = match fields.remove("site_id") {
         Some(Value::String(s)) if valid_id(&s) => s,
@@ -145,12 +151,14 @@ fn phases_of(
             if let Some(d) = text(key) {
                 if crate::area::parse_date(&d).is_none() {
                     return Err(Error::Input(format!(
-                        "feature {}: {key} '{d}' is not a date (YYYY-MM-DD)",
-                        f.id
+                        "feature {}: {key} '{d}' is not a date (YYYY-MM-DD) {}",
+                        f.id,
+                        crate::bounds::range_text()
                     )));
                 }
             }
         }
+        check_texts(f)?;
         let ps = crate::area::polygons_of(&f.geometry);
         if ps.is_empty() {
             continue;
@@ -173,6 +181,17 @@ fn phases_of(
     Ok((polygons, disturbance))
 }
 
+/// Every text property of a polygon within its cap (`bounds::text_cap`), named by feature
+/// and key.
+fn check_texts(f: &Feature) -> Result<()> {
+    for (k, v) in f.properties.to_map() {
+        if let Value::String(s) = v {
+            crate::bounds::check_text(&format!("feature {}: {k}", f.id), &s)?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,6 +203,13 @@ mod tests {
             .into_bytes()
     }
 
+    fn features(max_features: usize) -> UploadLimits {
+        UploadLimits {
+            max_features,
+            ..UploadLimits::DEFAULT
+        }
+    }
+
     fn input(e: Error) -> String {
         match e {
             Error::Input(m) => m,
@@ -193,37 +219,40 @@ mod tests {
 
     #[test]
     fn site_ids_are_checked_or_made() {
-        let a = read_application(&doc(r#"{"site_id":"S-9","name":"x"}"#), 10).unwrap();
+        let a = read_application(&doc(r#"{"site_id":"S-9","name":"x"}"#), &features(10)).unwrap();
         assert_eq!(a.site_id, "S-9");
         assert_eq!(a.features.len(), 1);
-        let made = read_application(&doc(r#"{"name":"x"}"#), 10).unwrap();
+        let made = read_application(&doc(r#"{"name":"x"}"#), &features(10)).unwrap();
         assert!(made.site_id.starts_with("A-") && made.site_id.len() == 8);
-        let e = read_application(&doc(r#"{"site_id":"a b"}"#), 10).unwrap_err();
+        let e = read_application(&doc(r#"{"site_id":"a b"}"#), &features(10)).unwrap_err();
         assert!(input(e).contains("site_id \"a b\" must be 1 to 40 letters"));
     }
 
     #[test]
     fn refusals_say_what_is_wrong() {
         assert_eq!(
-            input(read_application(b"\xff", 10).unwrap_err()),
+            input(read_application(b"\xff", &features(10)).unwrap_err()),
             "the body is not UTF-8 text"
         );
-        assert!(input(read_application(b"{", 10).unwrap_err()).starts_with("not JSON: "));
-        let e = read_application(&doc("[1]"), 10).unwrap_err();
+        assert!(input(read_application(b"{", &features(10)).unwrap_err()).starts_with("not JSON: "));
+        let e = read_application(&doc("[1]"), &features(10)).unwrap_err();
         assert_eq!(input(e), "\"site\" must be an object");
-        let e = read_application(&doc("{}"), 0).unwrap_err();
-        assert_eq!(input(e), "at most 0 features");
+        let e = read_application(&doc("{}"), &features(0)).unwrap_err();
+        assert_eq!(
+            input(e),
+            "1 features; at most 0 are accepted in one application"
+        );
     }
 
     #[test]
     fn officer_fields_are_found_on_the_site_and_in_claims() {
         let applicant = AccessRole::Applicant;
         let words = Vocabulary::default();
-        let a = read_application(&doc(r#"{"name":"x","status":"active"}"#), 10).unwrap();
+        let a = read_application(&doc(r#"{"name":"x","status":"active"}"#), &features(10)).unwrap();
         assert_eq!(a.forbidden_field(applicant, &words), Some("status"));
         assert_eq!(a.forbidden_field(AccessRole::Officer, &words), None);
         let claim = r#"{"exemption_claims":[{"code":"a","verified_by":"me"}]}"#;
-        let a = read_application(&doc(claim), 10).unwrap();
+        let a = read_application(&doc(claim), &features(10)).unwrap();
         assert_eq!(a.forbidden_field(applicant, &words), Some("verified_by"));
         for (site, field) in [
             (
@@ -246,11 +275,38 @@ mod tests {
                 "swppp_approval",
             ),
         ] {
-            let a = read_application(&doc(site), 10).unwrap();
+            let a = read_application(&doc(site), &features(10)).unwrap();
             assert_eq!(a.forbidden_field(applicant, &words), Some(field), "{site}");
         }
         let mine = r#"{"name":"x","common_plan":false,"land_use":"commercial","exemption_claims":[{"code":"c","maintains_original":true}]}"#;
-        let a = read_application(&doc(mine), 10).unwrap();
+        let a = read_application(&doc(mine), &features(10)).unwrap();
         assert_eq!(a.forbidden_field(applicant, &words), None);
+    }
+
+    /// Issue 22, attack 3: a 40,000-vertex polygon is refused by the vertex limit of
+    /// `/check` before it is parsed, naming the limit.
+    #[test]
+    fn a_polygon_over_the_vertex_limit_is_refused_naming_it() {
+        let n = 40_000;
+        let ring: Vec<String> = (0..n)
+            .map(|i| {
+                let a = std::f64::consts::TAU * i as f64 / n as f64;
+                format!(
+                    "[{:.7},{:.7}]",
+                    -76.2 + 0.001 * a.cos(),
+                    43.1 + 0.001 * a.sin()
+                )
+            })
+            .chain(std::iter::once("[-76.199,43.1]".to_string()))
+            .collect();
+        let body = format!(
+            r#"{{"type":"FeatureCollection","site":{{"name":"x"}},"features":[{{"type":"Feature","properties":{{}},"geometry":{{"type":"Polygon","coordinates":[[{}]]}}}}]}}"#,
+            ring.join(",")
+        );
+        let e = input(read_application(body.as_bytes(), &UploadLimits::DEFAULT).unwrap_err());
+        assert_eq!(
+            e,
+            "40001 vertices; at most 20000 coordinates are accepted in one check"
+        );
     }
 }

@@ -6,7 +6,7 @@ use super::store::{AuditRow, Store, Tx};
 use super::{AuditEntry, DisturbanceRecord, Registry, SiteRecord, TokenRecord};
 use crate::claims::Vocabulary;
 use crate::error::{Error, Result};
-use crate::record::{Inspection, RainfallDay};
+use crate::record::{Inspection, InspectionQuery, Listing, RainfallDay};
 use serde_json::{json, Map, Value};
 use std::sync::Mutex;
 
@@ -74,11 +74,11 @@ impl Store for Memory {
     fn disturbance(&self) -> Result<Vec<DisturbanceRecord>> {
         Ok(Vec::new())
     }
-    fn inspections(&self) -> Result<Vec<Inspection>> {
-        Ok(Vec::new())
+    fn inspections(&self, _: &InspectionQuery) -> Result<Listing<Inspection>> {
+        Ok(Listing::default())
     }
-    fn rainfall(&self) -> Result<Vec<RainfallDay>> {
-        Ok(Vec::new())
+    fn rainfall(&self) -> Result<Listing<RainfallDay>> {
+        Ok(Listing::default())
     }
     fn history(&self, _: &str) -> Result<Vec<AuditEntry>> {
         Ok(Vec::new())

@@ -4,12 +4,12 @@
 //! commit shows in `PRAGMA data_version`, which the server polls.
 
 use super::gpkg_tx::{geometry_of, site_with_blob, with_geometry, Rows, STYLE};
-use super::rows::{self, parse_date, TokenRow, TOKEN_SELECT};
+use super::rows::{self, InspectionRow, TokenRow, TOKEN_SELECT};
 use super::store::{Store, Tx};
 use super::{migrate, now_utc, AuditEntry, DisturbanceRecord, SiteRecord, TokenRecord};
 use crate::claims::Vocabulary;
 use crate::error::{Error, Result};
-use crate::record::{Inspection, RainfallDay};
+use crate::record::{Inspection, InspectionQuery, Listing, RainfallDay};
 use rusqlite::{Connection, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -174,61 +174,46 @@ impl Store for GeoPackage {
         Ok(out)
     }
 
-    fn inspections(&self) -> Result<Vec<Inspection>> {
+    fn inspections(&self, which: &InspectionQuery) -> Result<Listing<Inspection>> {
+        // SQLite reads a negative limit as none.
+        let limit = which
+            .limit
+            .map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
+        let offset = i64::try_from(which.offset).unwrap_or(i64::MAX);
         let rows = self.query(
-            "SELECT site_id, date, inspector, findings, corrective_actions, corrective_due \
-             FROM inspections ORDER BY date, fid",
-            [],
+            &rows::select_inspections('?'),
+            rusqlite::params![which.site_id, limit, offset],
             |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, Option<String>>(5)?,
-                ))
+                Ok(InspectionRow {
+                    fid: r.get(0)?,
+                    site_id: r.get(1)?,
+                    date: r.get(2)?,
+                    inspector: r.get(3)?,
+                    findings: r.get(4)?,
+                    corrective_actions: r.get(5)?,
+                    corrective_due: r.get(6)?,
+                })
             },
         )?;
-        rows.into_iter()
-            .map(
-                |(site_id, date, inspector, findings, corrective_actions, due)| {
-                    Ok(Inspection {
-                        date: parse_date("inspections", &site_id, &date)?,
-                        corrective_due: due
-                            .map(|d| parse_date("inspections", &site_id, &d))
-                            .transpose()?,
-                        site_id,
-                        inspector,
-                        findings,
-                        corrective_actions,
-                    })
-                },
-            )
-            .collect()
+        Ok(rows::listing(rows.into_iter().map(InspectionRow::read)))
     }
 
-    fn rainfall(&self) -> Result<Vec<RainfallDay>> {
+    fn rainfall(&self) -> Result<Listing<RainfallDay>> {
         let rows = self.query(
-            "SELECT date, rain_in, source FROM rainfall ORDER BY date, source",
+            "SELECT fid, date, rain_in, source FROM rainfall ORDER BY date, source",
             [],
             |r| {
                 Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, f64>(1)?,
-                    r.get::<_, String>(2)?,
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, f64>(2)?,
+                    r.get::<_, String>(3)?,
                 ))
             },
         )?;
-        rows.into_iter()
-            .map(|(date, rain_in, source)| {
-                Ok(RainfallDay {
-                    date: parse_date("rainfall", &source, &date)?,
-                    rain_in,
-                    source,
-                })
-            })
-            .collect()
+        Ok(rows::listing(rows.into_iter().map(
+            |(fid, date, rain_in, source)| rows::rain_of(fid, &date, rain_in, source),
+        )))
     }
 
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>> {

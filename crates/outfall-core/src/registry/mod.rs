@@ -30,7 +30,7 @@ pub use typed::{
 
 use crate::claims::Vocabulary;
 use crate::error::Result;
-use crate::record::{Inspection, RainfallDay};
+use crate::record::{Inspection, InspectionQuery, Listing, RainfallDay};
 use geo_types::Geometry;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -140,12 +140,13 @@ pub trait Registry: Send + Sync {
     /// Marks the site retired (kept, no longer on the map) if it is still at `if_version`.
     fn retire_site(&self, id: &str, if_version: i64, who: &str) -> Result<SiteRecord>;
     fn add_inspection(&self, inspection: &Inspection, who: &str) -> Result<()>;
-    /// Every recorded inspection, of every site.
-    fn inspections(&self) -> Result<Vec<Inspection>>;
+    /// The recorded inspections `which` asks for (`InspectionQuery::ALL`: every site's),
+    /// with the problems of rows that could not be read.
+    fn inspections(&self, which: &InspectionQuery) -> Result<Listing<Inspection>>;
     /// Records (or corrects) the rain of one day from one source.
     fn add_rainfall(&self, day: &RainfallDay, who: &str) -> Result<()>;
-    /// The rainfall entered by hand.
-    fn rainfall(&self) -> Result<Vec<RainfallDay>>;
+    /// The rainfall entered by hand, with the problems of rows that could not be read.
+    fn rainfall(&self) -> Result<Listing<RainfallDay>>;
     /// The audit trail of one site, oldest first.
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>>;
     /// Stores a new token; `Error::Exists` when its name is taken (by any token, revoked

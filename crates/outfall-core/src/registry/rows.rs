@@ -3,7 +3,9 @@
 //! rather than one per store and statement; the stores differ only in `SqlStyle`.
 
 use super::{SiteRecord, SITE_COLUMNS};
-use crate::error::{Error, Result};
+use crate::error::Error;
+use crate::record::{Inspection, Listing, RainfallDay};
+use chrono::NaiveDate;
 use serde_json::{Map, Value};
 
 /// The columns after a site's own, in the order they are read and written.
@@ -112,7 +114,7 @@ pub struct TokenRow {
 
 impl TokenRow {
     /// The record; a role no program writes (an edit by hand) is an error naming it.
-    pub fn record(self) -> Result<super::TokenRecord> {
+    pub fn record(self) -> crate::error::Result<super::TokenRecord> {
         let [token_id, name, role, hash, created_at] = self.text;
         Ok(super::TokenRecord {
             role: role.parse()?,
@@ -201,11 +203,80 @@ pub fn bad_geometry(store: &str, table: &str, id: &str, e: impl std::fmt::Displa
     }
 }
 
-pub fn parse_date(table: &str, id: &str, text: &str) -> Result<chrono::NaiveDate> {
-    crate::area::parse_date(text).ok_or_else(|| Error::Registry {
-        store: format!("table {table}"),
-        reason: format!("{id}: '{text}' is not a date (YYYY-MM-DD)"),
+/// A stored date, or the problem that makes its row unreadable (`bounds::parse_date`: the
+/// forms files use, in the sane range).
+fn stored_date(table: &str, fid: i64, column: &str, text: &str) -> Result<NaiveDate, String> {
+    crate::bounds::parse_date(text).ok_or_else(|| {
+        format!(
+            "table {table} row {fid}: {column} '{}' is not a date {}; the row is skipped",
+            text.chars().take(40).collect::<String>(),
+            crate::bounds::range_text()
+        )
     })
+}
+
+/// The inspection rows of `which`, oldest first, with the row id (`fid`) first: a
+/// site's in SQL (never read whole and filtered) and a page of them. The parameters are
+/// the site id (or NULL for every site), the page's limit and its offset.
+pub fn select_inspections(marker: char) -> String {
+    format!(
+        "SELECT fid, site_id, date, inspector, findings, corrective_actions, corrective_due \
+         FROM inspections WHERE ({m}1 IS NULL OR site_id = {m}1) ORDER BY date, fid \
+         LIMIT {m}2 OFFSET {m}3",
+        m = marker
+    )
+}
+
+/// The stored texts of one inspection row, as every store reads them.
+pub struct InspectionRow {
+    pub fid: i64,
+    pub site_id: String,
+    pub date: String,
+    pub inspector: String,
+    pub findings: String,
+    pub corrective_actions: String,
+    pub corrective_due: Option<String>,
+}
+
+impl InspectionRow {
+    /// The inspection, or the problem that skips the row.
+    pub fn read(self) -> Result<Inspection, String> {
+        let date = stored_date("inspections", self.fid, "date", &self.date)?;
+        let corrective_due = self
+            .corrective_due
+            .filter(|d| !d.trim().is_empty())
+            .map(|d| stored_date("inspections", self.fid, "corrective_due", &d))
+            .transpose()?;
+        Ok(Inspection {
+            site_id: self.site_id,
+            date,
+            inspector: self.inspector,
+            findings: self.findings,
+            corrective_actions: self.corrective_actions,
+            corrective_due,
+        })
+    }
+}
+
+/// A day of stored rain, or the problem that skips the row.
+pub fn rain_of(fid: i64, date: &str, rain_in: f64, source: String) -> Result<RainfallDay, String> {
+    Ok(RainfallDay {
+        date: stored_date("rainfall", fid, "date", date)?,
+        rain_in,
+        source,
+    })
+}
+
+/// The rows read, and the problems of those skipped.
+pub fn listing<T>(read: impl IntoIterator<Item = Result<T, String>>) -> Listing<T> {
+    let mut out = Listing::default();
+    for r in read {
+        match r {
+            Ok(row) => out.rows.push(row),
+            Err(p) => out.problems.push(p),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use super::{now_utc, AuditEntry, DisturbanceRecord, FieldChange, SiteRecord, TokenRecord};
 use crate::error::Result;
-use crate::record::{Inspection, RainfallDay};
+use crate::record::{Inspection, InspectionQuery, Listing, RainfallDay};
 
 /// A place the registry is kept (a GeoPackage file, a PostGIS database). Every `Store` is a
 /// `Registry` (see `versioned`).
@@ -20,10 +20,12 @@ pub trait Store: Send + Sync {
     fn sites(&self) -> Result<Vec<SiteRecord>>;
     /// Every disturbance polygon that has a geometry, in the order they were stored.
     fn disturbance(&self) -> Result<Vec<DisturbanceRecord>>;
-    /// Every inspection, by date.
-    fn inspections(&self) -> Result<Vec<Inspection>>;
-    /// The rainfall entered by hand, by date and source.
-    fn rainfall(&self) -> Result<Vec<RainfallDay>>;
+    /// The inspections `which` asks for, by date, filtered and paged in the store; a row
+    /// that cannot be read is skipped and reported.
+    fn inspections(&self, which: &InspectionQuery) -> Result<Listing<Inspection>>;
+    /// The rainfall entered by hand, by date and source; a row that cannot be read is
+    /// skipped and reported.
+    fn rainfall(&self) -> Result<Listing<RainfallDay>>;
     /// The audit rows of one site, oldest first.
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>>;
     /// The token with this id, revoked or expired ones included.

@@ -221,15 +221,24 @@ fn flag(field: &str, value: &Value) -> Result<Value> {
 /// A date written YYYY-MM-DD, nothing looser: a stored date is read back by every rule.
 fn date(field: &str, value: &Value) -> Result<Value> {
     let text = value.as_str().map(str::trim).unwrap_or_default();
-    match chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        Ok(d) if text.len() == 10 => Ok(Value::String(d.to_string())),
-        _ => refuse(field, "must be a date YYYY-MM-DD or null"),
+    match crate::bounds::parse_iso(text, false) {
+        Some(d) => Ok(Value::String(d.to_string())),
+        None => refuse(
+            field,
+            format!(
+                "must be a date YYYY-MM-DD {} or null",
+                crate::bounds::range_text()
+            ),
+        ),
     }
 }
 
 fn text(field: &str, value: &Value) -> Result<Value> {
     match value {
-        Value::String(s) => Ok(Value::String(s.trim().to_string())),
+        Value::String(s) => {
+            crate::bounds::check_text(field, s.trim())?;
+            Ok(Value::String(s.trim().to_string()))
+        }
         _ => refuse(field, "must be text or null"),
     }
 }

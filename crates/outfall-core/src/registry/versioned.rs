@@ -11,7 +11,7 @@ use super::{
 };
 use crate::claims::Vocabulary;
 use crate::error::{Error, Result};
-use crate::record::{Inspection, RainfallDay};
+use crate::record::{Inspection, InspectionQuery, Listing, RainfallDay};
 use serde_json::{Map, Value};
 
 impl<S: Store> Registry for S {
@@ -62,13 +62,13 @@ impl<S: Store> Registry for S {
     fn add_inspection(&self, inspection: &Inspection, who: &str) -> Result<()> {
         add_inspection(self, inspection, who)
     }
-    fn inspections(&self) -> Result<Vec<Inspection>> {
-        Store::inspections(self)
+    fn inspections(&self, which: &InspectionQuery) -> Result<Listing<Inspection>> {
+        Store::inspections(self, which)
     }
     fn add_rainfall(&self, day: &RainfallDay, who: &str) -> Result<()> {
         add_rainfall(self, day, who)
     }
-    fn rainfall(&self) -> Result<Vec<RainfallDay>> {
+    fn rainfall(&self) -> Result<Listing<RainfallDay>> {
         Store::rainfall(self)
     }
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>> {
@@ -212,6 +212,7 @@ pub fn retire_site(store: &dyn Store, id: &str, if_version: i64, who: &str) -> R
 }
 
 pub fn add_inspection(store: &dyn Store, inspection: &Inspection, who: &str) -> Result<()> {
+    crate::bounds::check_inspection(inspection)?;
     write(store, |tx| {
         tx.insert_inspection(inspection, who, &now_utc())?;
         let value = serde_json::to_value(inspection).unwrap_or(Value::Null);
@@ -222,6 +223,7 @@ pub fn add_inspection(store: &dyn Store, inspection: &Inspection, who: &str) -> 
 
 /// Records (or corrects) the rain of one day from one source, auditing the old amount.
 pub fn add_rainfall(store: &dyn Store, day: &RainfallDay, who: &str) -> Result<()> {
+    crate::bounds::check_rainfall(day)?;
     write(store, |tx| {
         let old = tx.rain_for_update(day)?;
         tx.put_rainfall(day, who, &now_utc())?;

@@ -2,7 +2,7 @@
 //! discharge enters (decisive), with where.
 
 use super::candidates::Candidate;
-use super::{EntryRule, TmdlWatershed, WaterFacts};
+use super::{TmdlWatershed, WaterFacts};
 use crate::catalog::Catalog;
 use crate::config::Role;
 use geo::{BoundingRect, Intersects};
@@ -17,7 +17,7 @@ pub(super) fn tmdl_entered(
     entry_water: Option<&Candidate>,
 ) -> Vec<TmdlWatershed> {
     let mut out = Vec::new();
-    if w.entry.rule == EntryRule::None && outfall.is_none() {
+    if !w.entry.rule.known() && outfall.is_none() {
         return out;
     }
     let pond = entry_water

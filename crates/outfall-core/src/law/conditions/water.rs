@@ -35,7 +35,7 @@ fn pollutant_terms(w: &Impaired, r: &Rules) -> Vec<String> {
 pub fn water_test(f: &Facts, r: &Rules) -> Decision {
     let w = &f.water;
     let scope_m = r.condition_a_downstream_km * 1000.0;
-    let known = w.entry.rule != EntryRule::None;
+    let known = w.entry.rule.known();
     let in_scope = |first: bool, d: f64| first || d <= scope_m + 1e-6;
     let (inside, outside): (Vec<&Impaired>, Vec<&Impaired>) = w
         .listed
@@ -326,6 +326,8 @@ fn where_missing(f: &Facts) -> String {
         "the stream network or waterbodies".into()
     } else if !f.water.located {
         "the site's location".into()
+    } else if f.water.entry.rule == EntryRule::UnreadableOutfall {
+        "a readable outfall point (the record's outfall is not longitude,latitude)".into()
     } else {
         format!(
             "a receiving water within {:.0} m, or the applicant's outfall point",
