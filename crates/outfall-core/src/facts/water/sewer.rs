@@ -125,7 +125,8 @@ fn unknown(s: &SewerFacts) -> Option<String> {
 }
 
 /// Two outfalls' facts as one discharge: the first's entry and path, both outfalls' names,
-/// listed waters and TMDL watersheds (each once), so Condition A reads both.
+/// listed waters, segments the list does not cover and TMDL watersheds (each once), so
+/// Condition A reads both: a second outfall's unknown water keeps it open.
 fn merge(mut a: WaterFacts, b: WaterFacts) -> WaterFacts {
     for n in b.names {
         if !a.names.contains(&n) {
@@ -140,6 +141,16 @@ fn merge(mut a: WaterFacts, b: WaterFacts) -> WaterFacts {
     for t in b.tmdl_entered {
         if !a.tmdl_entered.iter().any(|x| x.id == t.id) {
             a.tmdl_entered.push(t);
+        }
+    }
+    for n in b.not_covered {
+        if !a.not_covered.iter().any(|x| x.segment == n.segment) {
+            a.not_covered.push(n);
+        }
+    }
+    for n in b.name_notes {
+        if !a.name_notes.contains(&n) {
+            a.name_notes.push(n);
         }
     }
     a
