@@ -68,7 +68,17 @@ for run in $(seq 1 "$RUNS"); do
   # directly in the file.
   start
   curl -sf "$URL/rainfall" >"$WORK/rain.json"
-  curl -sf "$URL/sites/S01/inspections" >"$WORK/insp.json"
+  # The logbook is paged: read it whole, following the `next` links.
+  python3 - "$URL" "$WORK/insp.json" <<'PY'
+import json, sys, urllib.request
+url, out = sys.argv[1], sys.argv[2]
+page, rows = f"{url}/sites/S01/inspections?limit=1000", []
+while page:
+    doc = json.load(urllib.request.urlopen(page))
+    rows += doc["inspections"]
+    page = next((l["href"] for l in doc.get("links", []) if l["rel"] == "next"), None)
+json.dump({"inspections": rows}, open(out, "w"))
+PY
   kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
   python3 - "$WORK" <<'PY'
 import glob, json, sqlite3, sys

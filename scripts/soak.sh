@@ -67,11 +67,11 @@ def star(n=10000):
     pts.append(pts[0])
     return json.dumps({"type": "Feature", "properties": {}, "geometry": {"type": "Polygon", "coordinates": [pts]}}).encode()
 
-def timed_gets(path, until, out):
+def timed_gets(path, until, out, source="127.0.0.1"):
     while time.time() < until:
         t = time.time()
         try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
             c.request("GET", path)
             r = c.getresponse(); r.read(); c.close()
             out.append((time.time() - t, r.status))
@@ -117,7 +117,9 @@ if phase == "slow":
     threads = [threading.Thread(target=slow_header) for _ in range(100)] + [threading.Thread(target=stalled_body) for _ in range(100)]
     for th in threads: th.start()
     normal = []
-    workers = [threading.Thread(target=timed_gets, args=("/sites", until, normal)) for _ in range(4)]
+    # The users are not the attacker: they come from another address (127.0.0.2), as they
+    # would from another machine, since the server caps connections per client address.
+    workers = [threading.Thread(target=timed_gets, args=("/sites", until, normal, "127.0.0.2")) for _ in range(4)]
     for w in workers: w.start()
     for w in workers: w.join()
     for th in threads: th.join(timeout=90)

@@ -74,7 +74,9 @@ pub(super) fn candidates_near(
     let mut out: Vec<(usize, Candidate)> = Vec::new();
     let mut kth = radius_m;
     for (lb, order, waterbody, li, fi) in queue {
-        if lb > kth {
+        // A spent budget ends the search; the check then stops before its next step, so the
+        // shortened list is never reported.
+        if lb > kth || crate::budget::spent() {
             break;
         }
         let d = prepared.distance_m(&catalog.layers[li].features[fi].geometry);
