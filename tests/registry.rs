@@ -29,21 +29,8 @@ struct Env {
     dir: tempfile::TempDir,
 }
 
-/// A copy of the demo data set in a temp folder (the demo's own folder is never written).
-fn demo_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    for e in std::fs::read_dir(common::demo_dir()).expect("demo dir") {
-        let e = e.expect("entry");
-        let name = e.file_name();
-        if e.path().is_file() && !name.to_string_lossy().starts_with("registry.gpkg") {
-            std::fs::copy(e.path(), dir.path().join(name)).expect("copy");
-        }
-    }
-    dir
-}
-
 fn env_with(spec: Option<String>) -> Env {
-    let dir = demo_copy();
+    let dir = common::demo_copy();
     let catalog = Arc::new(Catalog::open(dir.path()).expect("demo loads"));
     let store = outfall_postgis::open(spec.as_deref(), dir.path(), &catalog.manifest.words)
         .expect("registry opens");
@@ -730,7 +717,7 @@ fn tokens_are_stored_hashed_and_checked_without_early_exit() {
 #[test]
 fn a_token_is_never_logged() {
     use std::io::{BufRead, Read, Write};
-    let dir = demo_copy();
+    let dir = common::demo_copy();
     let bin = env!("CARGO_BIN_EXE_outfall");
     let out = std::process::Command::new(bin)
         .args([
@@ -1407,7 +1394,7 @@ fn migrates_once(open: &dyn Fn() -> Box<dyn registry::Registry>) {
 
 #[test]
 fn an_old_geopackage_registry_is_converted_once_on_open() {
-    let dir = demo_copy();
+    let dir = common::demo_copy();
     let path = dir.path().join("registry.gpkg");
     {
         let db = rusqlite::Connection::open(&path).expect("create");

@@ -27,21 +27,8 @@ struct Env {
     dir: tempfile::TempDir,
 }
 
-/// A copy of the demo data set in a temp folder, without its registry.
-fn demo_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    for e in std::fs::read_dir(common::demo_dir()).expect("demo dir") {
-        let e = e.expect("entry");
-        let name = e.file_name();
-        if e.path().is_file() && !name.to_string_lossy().starts_with("registry.gpkg") {
-            std::fs::copy(e.path(), dir.path().join(name)).expect("copy");
-        }
-    }
-    dir
-}
-
 fn env_with(limits: Limits) -> Env {
-    let dir = demo_copy();
+    let dir = common::demo_copy();
     let catalog = Arc::new(Catalog::open(dir.path()).expect("demo loads"));
     let store =
         outfall_postgis::open(None, dir.path(), &catalog.manifest.words).expect("registry opens");
@@ -349,7 +336,7 @@ fn edit_feature(dir: &Path, file: &str, site: &str, edit: impl Fn(&mut Value)) {
 #[test]
 fn the_loader_refuses_a_polygon_across_the_antimeridian_and_an_unreadable_outfall_decides_nothing()
 {
-    let dir = demo_copy();
+    let dir = common::demo_copy();
     edit_feature(dir.path(), "disturbance.geojson", "S01", |f| {
         f["geometry"] = json!({"type": "Polygon", "coordinates": [[[179.9, 43.1], [-179.9, 43.1], [-179.9, 43.2], [179.9, 43.2], [179.9, 43.1]]]});
     });
@@ -377,7 +364,7 @@ fn the_loader_refuses_a_polygon_across_the_antimeridian_and_an_unreadable_outfal
         "{e}"
     );
 
-    let dir = demo_copy();
+    let dir = common::demo_copy();
     edit_feature(dir.path(), "sites.geojson", "S06", |f| {
         f["properties"]["outfall"] = json!("inf,43.1");
     });

@@ -31,14 +31,7 @@ struct Env {
 
 /// A copy of the demo with a fresh registry, and a gate that allows `failures` guesses.
 fn env(failures: u32) -> Env {
-    let dir = tempfile::tempdir().expect("temp dir");
-    for e in std::fs::read_dir(common::demo_dir()).expect("demo dir") {
-        let e = e.expect("entry");
-        let name = e.file_name();
-        if e.path().is_file() && !name.to_string_lossy().starts_with("registry.gpkg") {
-            std::fs::copy(e.path(), dir.path().join(name)).expect("copy");
-        }
-    }
+    let dir = common::demo_copy();
     let catalog = Arc::new(Catalog::open(dir.path()).expect("demo loads"));
     let store = outfall_postgis::open(None, dir.path(), &catalog.manifest.words).expect("opens");
     let live = Arc::new(Live::start(store, catalog).expect("starts"));

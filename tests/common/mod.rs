@@ -46,6 +46,20 @@ pub fn demo_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/clay")
 }
 
+/// A copy of the demo data set in a temp folder, without its registry (the demo's own folder
+/// is never written).
+pub fn demo_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for e in std::fs::read_dir(demo_dir()).expect("demo dir") {
+        let e = e.expect("entry");
+        let name = e.file_name();
+        if e.path().is_file() && !name.to_string_lossy().starts_with("registry.gpkg") {
+            std::fs::copy(e.path(), dir.path().join(name)).expect("copy");
+        }
+    }
+    dir
+}
+
 /// Writes polygons to a shapefile with an ID column (and a .prj when given).
 pub fn write_shp(path: &Path, polys: &[(String, geo_types::Polygon<f64>)], prj: Option<&str>) {
     use shapefile::dbase::{FieldValue, Record, TableWriterBuilder};

@@ -17,16 +17,40 @@ pub fn all_causes_text(hits: &[ImpairmentHit]) -> String {
     all_causes(hits).join(", ")
 }
 
+/// How the loaded list speaks of a reach in its trace.
+pub const NOT_COVERED: &str = "not covered by the list loaded";
+
 /// Whether the loaded impaired lists speak for a segment: some list declares no `covers`
 /// (it is complete), or one of its `covers` prefixes matches the key.
-pub fn list_covers(catalog: &crate::catalog::Catalog, segment: &str) -> bool {
+fn list_covers(
+    layers: &[crate::layer::Layer],
+    tables: &[crate::layer::ImpairedTable],
+    segment: &str,
+) -> bool {
     let covers = |c: &crate::config::LayerConfig| {
         c.covers
             .as_ref()
             .is_none_or(|p| p.iter().any(|x| segment.starts_with(x.as_str())))
     };
-    catalog.impaired_tables.iter().any(|t| covers(&t.config))
-        || catalog
-            .layers_of(crate::config::Role::Impaired)
+    tables.iter().any(|t| covers(&t.config))
+        || layers
+            .iter()
+            .filter(|l| l.config.role == crate::config::Role::Impaired)
             .any(|l| covers(&l.config))
+}
+
+/// How the loaded list speaks of a reach: listed, not listed, silent (the list does not
+/// cover its segment), or no segment claims it ("not assessed").
+fn assessment(
+    layers: &[crate::layer::Layer],
+    tables: &[crate::layer::ImpairedTable],
+    segment: Option<&str>,
+    listed: bool,
+) -> &'static str {
+    match segment {
+        _ if listed => "listed",
+        None => "not assessed",
+        Some(seg) if list_covers(layers, tables, seg) => "not listed",
+        Some(_) => NOT_COVERED,
+    }
 }

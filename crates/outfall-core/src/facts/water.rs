@@ -446,7 +446,7 @@ fn follow_downstream(
             name_source: s.name_source.clone(),
             nhd_name: s.nhd_name.clone(),
             segment: s.segment.clone(),
-            assessment: assessment(catalog, s),
+            assessment: s.assessment,
         })
         .collect();
     out.divergences = h
@@ -464,7 +464,7 @@ fn follow_downstream(
         out.entry.water_name = trace.first().map(|s| s.name.clone());
     }
     for (i, (s, r)) in trace.iter().zip(&out.downstream).enumerate() {
-        let uncovered = r.assessment == NOT_COVERED
+        let uncovered = r.assessment == crate::waters::NOT_COVERED
             && !out
                 .not_covered
                 .iter()
@@ -489,21 +489,6 @@ fn follow_downstream(
                 &rules.construction_pollutants,
             ));
         }
-    }
-}
-
-const NOT_COVERED: &str = "not covered by the list loaded";
-
-/// How the loaded list speaks of a reach: listed, not listed, silent (the list does not
-/// cover its segment), or no segment claims it.
-fn assessment(catalog: &Catalog, s: &crate::waters::TraceStep) -> &'static str {
-    if !s.impairments.is_empty() {
-        return "listed";
-    }
-    match &s.segment {
-        None => "not assessed",
-        Some(seg) if crate::waters::list_covers(catalog, seg) => "not listed",
-        Some(_) => NOT_COVERED,
     }
 }
 

@@ -33,6 +33,8 @@ pub struct TraceStep {
     pub nhd_name: Option<String>,
     /// The assessment segment (the join key) the reach belongs to, its own or its lake's.
     pub segment: Option<String>,
+    /// How the loaded list speaks of the reach (`waters::assessment`), decided at load.
+    pub assessment: &'static str,
 }
 
 #[derive(Debug, Clone)]
@@ -48,6 +50,8 @@ pub struct Hydro {
     impairments: Vec<Vec<ImpairmentHit>>,
     /// The reach's segment key: its own join key, or its lake's for a path through a lake.
     segments: Vec<Option<String>>,
+    /// How the loaded list speaks of each reach: listed, not listed, not covered, not assessed.
+    assessments: Vec<&'static str>,
     /// The layer's own statement of where the name comes from (`fields.name_source`).
     name_sources: Vec<Option<String>>,
     /// The national data set's name (`fields.nhd_name`): None when blank; the outer None
@@ -259,7 +263,13 @@ impl Hydro {
             segments.push(resolved.segment);
         }
         let by_feature = refs.iter().enumerate().map(|(r, &k)| (k, r)).collect();
+        let assessments = segments
+            .iter()
+            .zip(&impairments)
+            .map(|(seg, hits)| super::assessment(layers, tables, seg.as_deref(), !hits.is_empty()))
+            .collect();
         Some(Hydro {
+            assessments,
             name_sources: column_of(layers, &refs, "name_source"),
             nhd_names: refs
                 .iter()
@@ -359,6 +369,7 @@ impl Hydro {
                 name_source: self.name_sources[s.reach].clone(),
                 nhd_name: self.nhd_display_name(s.reach),
                 segment: self.segments[s.reach].clone(),
+                assessment: self.assessments[s.reach],
             })
             .collect();
         let divs = t
