@@ -5,11 +5,10 @@ mod authalic;
 mod overlay;
 
 pub use overlay::union;
-use overlay::{overlapping_groups, overlay_union};
+use overlay::{overlapping_groups, overlay_difference, overlay_union};
 
 use chrono::NaiveDate;
 use geo::orient::{Direction, Orient};
-use geo::BooleanOps;
 use geo_types::{Geometry, MultiPolygon, Polygon};
 use serde::Serialize;
 
@@ -67,7 +66,7 @@ pub fn difference_acres(a: &MultiPolygon<f64>, b: &MultiPolygon<f64>) -> f64 {
     if b.0.is_empty() {
         return area_acres(a);
     }
-    area_acres(&a.difference(b))
+    area_acres(&MultiPolygon(overlay_difference(&a.0, &b.0)))
 }
 
 /// One phase of a site's disturbance plan. Missing dates mean "always" on that side.
@@ -374,7 +373,7 @@ pub fn parse_date(s: &str) -> Option<NaiveDate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use geo_types::polygon;
+    use geo_types::{polygon, LineString};
 
     #[test]
     fn clockwise_ring_gives_the_same_area() {
@@ -383,6 +382,24 @@ mod tests {
         let a = area_acres(&MultiPolygon(vec![ccw]));
         let b = area_acres(&MultiPolygon(vec![cw]));
         assert!((a - b).abs() < 1e-9 && a > 3.0 && a < 3.1, "{a} {b}");
+    }
+
+    #[test]
+    fn acres_outside_the_parcels_count_the_part_outside_once() {
+        let rect = |x0: f64, x1: f64| polygon![(x: x0, y: 0.0), (x: x1, y: 0.0), (x: x1, y: 0.001), (x: x0, y: 0.001)];
+        let site = MultiPolygon(vec![rect(0.0, 0.002)]);
+        let whole = area_acres(&site);
+        // The west half is on the parcels; the parcel list holds it twice, overlapping.
+        let parcels = MultiPolygon(vec![rect(0.0, 0.001), rect(0.0005, 0.001)]);
+        let outside = difference_acres(&site, &parcels);
+        assert!((outside - whole / 2.0).abs() < 1e-6 * whole, "{outside} of {whole}");
+        // A parcel with a hole leaves the hole outside.
+        let hole = LineString::from(vec![(0.0002, 0.0002), (0.0004, 0.0002), (0.0004, 0.0004), (0.0002, 0.0004), (0.0002, 0.0002)]);
+        let holed = Polygon::new(rect(0.0, 0.002).exterior().clone(), vec![hole.clone()]);
+        let in_hole = area_acres(&MultiPolygon(vec![Polygon::new(hole, vec![])]));
+        let outside = difference_acres(&site, &MultiPolygon(vec![holed]));
+        assert!((outside - in_hole).abs() < 1e-6 * whole, "{outside} vs the hole's {in_hole}");
+        assert_eq!(difference_acres(&site, &MultiPolygon(vec![])), whole);
     }
 
     #[test]

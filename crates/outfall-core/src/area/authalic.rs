@@ -24,7 +24,6 @@
 //! and pyproj (the anchors' reference, the same algorithm) loses the same digits, so the
 //! anchors' 1e-6 agreement check keeps comparing like with like.
 
-use geo::orient::{Direction, Orient};
 use geo::GeodesicArea;
 use geo_types::{Coord, LineString, Polygon};
 
@@ -176,8 +175,11 @@ pub fn polygon_area_m2(p: &Polygon<f64>) -> f64 {
     let Some(first) = p.exterior().0.first() else {
         return 0.0;
     };
-    // geographiclib takes a clockwise exterior for the rest of the Earth: orient first.
-    let geographiclib = || p.orient(Direction::Default).geodesic_area_unsigned();
+    // Signed, not oriented and unsigned: a sliver an overlay leaves (1e-11° wide) can be
+    // counter-clockwise to geo's planar `orient` and clockwise to geographiclib, which then
+    // measured the rest of the Earth, 1.26e11 acres. Signed areas stay within half the
+    // Earth, which no site or water comes near.
+    let geographiclib = || p.geodesic_area_signed().abs();
     if !rings().all(suits) {
         return geographiclib();
     }
@@ -219,6 +221,24 @@ mod tests {
             }
         }
         Polygon::new(LineString::from(pts), vec![])
+    }
+
+    /// A sliver of an overlay's output (a star less the parcels it crosses, in the Town of
+    /// Clay): planar and geodesic orientation disagree on it.
+    #[test]
+    fn a_sliver_is_never_the_rest_of_the_earth() {
+        let sliver = polygon![
+            (x: -76.20564572690404, y: 43.16056968711235),
+            (x: -76.20564702446922, y: 43.160569437183206),
+            (x: -76.20564702445466, y: 43.1605694371541),
+            (x: -76.20564572688949, y: 43.160569687068694),
+        ];
+        let mut reversed = sliver.clone();
+        reversed.exterior_mut(|r| r.0.reverse());
+        for p in [sliver, reversed] {
+            let m2 = polygon_area_m2(&p);
+            assert!((0.0..1e-3).contains(&m2), "{m2} m²");
+        }
     }
 
     #[test]
