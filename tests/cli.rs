@@ -188,7 +188,9 @@ fn batch_writes_one_row_per_site_and_keeps_going_past_bad_ids() {
         &s04[col("condition_c_sources")]
     );
     assert_eq!(&s04[col("condition_b_sources")], "disturbance polygons");
-    assert!(s04[col("condition_a_sources")].contains("assumed from the nearest water"));
+    // S04 drains through the demo's (illustrative) storm sewer; S14 to its nearest water.
+    assert!(s04[col("condition_a_sources")].contains("the storm-sewer trace to the outfall"));
+    assert!(s14[col("condition_a_sources")].contains("assumed from the nearest water"));
     assert!(s04[col("five_acre_limit_sources")].contains("swppp_approval"));
     assert!(s04[col("land_development_activity_sources")].contains("disturbance polygons"));
     assert!(s02[col("active_without_approval_sources")].contains("site record: status 'active'"));

@@ -421,3 +421,82 @@ fn the_demo_parcels_come_from_state_plane_feet_and_land_in_clay() {
         "{bbox:?}"
     );
 }
+
+/// The expected table's storm-sewer rows: (site, catch basins, pipe count, outfall id, entry
+/// reach, first receiving water), read from the entry cell "storm_sewer 21974097 (catch
+/// basins CB-04-1, CB-04-2 through 10 pipes, 1067 m, to outfall OF-04, ...)".
+fn sewer_rows() -> Vec<(String, Vec<String>, usize, String, String, String)> {
+    expected_rows()
+        .into_iter()
+        .filter(|e| e.entry_rule == "storm_sewer")
+        .map(|e| {
+            let text = std::fs::read_to_string(common::demo_dir().join("expected_results.md"))
+                .expect("expected_results.md");
+            let row = text
+                .lines()
+                .find(|l| l.starts_with(&format!("| {} ", e.site)))
+                .expect("the row");
+            let cell = row.split(" | ").nth(12).expect("entry cell");
+            let inside = cell.split_once("(catch basins ").expect("catch basins").1;
+            let (basins, rest) = inside.split_once(" through ").expect("through");
+            let (pipes, rest) = rest.split_once(" pipes").expect("pipes");
+            let outfall = rest.split_once("to outfall ").expect("outfall").1;
+            let outfall = outfall.split(',').next().unwrap();
+            (
+                e.site.clone(),
+                basins.split(", ").map(String::from).collect(),
+                pipes.parse().expect("a pipe count"),
+                outfall.to_string(),
+                e.entry_reach.clone().expect("an entry reach"),
+                e.chain[0].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The illustrative storm sewer (data/clay/storm.py): S04 drains through its pipes to Sawmill
+/// Creek, and S05 to the tributary of Mud Creek although the Seneca River is nearer.
+#[test]
+fn the_demo_storm_sewer_sites_enter_at_their_outfalls() {
+    let cat = Catalog::open(&common::demo_dir()).expect("demo loads");
+    let rows = sewer_rows();
+    let sites: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(sites, ["S04", "S05"], "two sites drain through pipes");
+    for (site, basins, pipes, outfall, reach, water) in &rows {
+        let r = check_site(&cat, site).expect("site report");
+        assert_eq!(r.entry.rule, "storm_sewer", "{site}");
+        assert_eq!(r.entry.reach_id.as_deref(), Some(reach.as_str()), "{site}");
+        let sewer = r.entry.sewer.as_ref().expect("the sewer trace");
+        assert!(sewer.unknown.is_none(), "{site}: {:?}", sewer.unknown);
+        let inlets: Vec<&str> = sewer
+            .trace
+            .inlets
+            .iter()
+            .map(|i| i.inlet.as_str())
+            .collect();
+        assert_eq!(inlets, *basins, "{site} catch basins");
+        assert_eq!(sewer.trace.pipes.len(), *pipes, "{site} pipes");
+        assert!(sewer
+            .trace
+            .pipes
+            .iter()
+            .all(|p| p.evidence == outfall_core::storm::Evidence::Ids));
+        assert_eq!(sewer.outfalls.len(), 1, "{site}");
+        assert_eq!(sewer.outfalls[0].id, *outfall, "{site} outfall");
+        assert_eq!(
+            sewer.outfalls[0].receiving_water.as_deref(),
+            Some(water.as_str()),
+            "{site} receiving water"
+        );
+        assert_eq!(sewer.outfalls[0].source, Some("water at the outfall"));
+    }
+    // S05's pipes take its water away from its nearest water, the Seneca River (the flowline
+    // nearest the disturbance is 21975029), to the tributary of Mud Creek.
+    let s05 = check_site(&cat, "S05").unwrap();
+    assert_eq!(rows[1].5, "unnamed tributary to Mud Creek");
+    assert_ne!(s05.entry.reach_id.as_deref(), Some("21975029"));
+    assert!(!s05
+        .receiving_water_names
+        .iter()
+        .any(|n| n == "Seneca River"));
+}

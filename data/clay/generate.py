@@ -32,6 +32,7 @@ from datetime import date, timedelta
 
 import shapefile  # pyshp
 import hydro as HY
+import storm as ST
 from pyproj import CRS, Geod, Transformer
 from pyproj.enums import WktVersion
 from shapely.geometry import LineString, Point, Polygon, mapping, shape
@@ -726,11 +727,17 @@ def evaluate(site, site_ll, parcels_ll, classes, phases, ctx):
 
     # ---- entry: where the runoff enters the network
     outfall = site.get("outfall")
+    # The storm sewer (storm.py's illustrative pipes) comes after the applicant's outfall point: the
+    # water enters at the outfall the pipes reach from the catch basins in or near the footprint.
+    res["sewer"] = None if outfall else ST.trace(footprint)
+    if res["sewer"]:
+        assert len(res["sewer"]["outfalls"]) == 1, "the demo's systems each end at one outfall"
+        outfall = res["sewer"]["outfalls"][0][1]
     entry_reach, entry_wb, entry_pt, entry_d, lake_d = None, None, None, None, None
     if outfall:
         pu = to_utm(Point(outfall))
         entry_d, kind, wid = nearest_water(pu, ctx)
-        res["entry_rule"], entry_pt = "outfall_point", pu
+        res["entry_rule"], entry_pt = ("storm_sewer" if res["sewer"] else "outfall_point"), pu
         if kind == "flowline":
             entry_reach = rid[wid]
         else:
@@ -1147,6 +1154,10 @@ def entry_cell(r):
     rid_s = er["reach_id"] if er else "-"
     near = (f"nearest water to the disturbance: flowline {r['nearest_flow_id']} {r['nearest_flow_m']:.0f} m, "
             f"waterbody {r['nearest_wb_id']} {r['nearest_wb_m']:.0f} m")
+    if ew is None and rule == "storm_sewer":
+        s = r["sewer"]
+        return (f"{rule} {rid_s} (catch basins {', '.join(s['inlets'])} through {len(s['pipes'])} pipes, "
+                f"{s['length_m']:.0f} m, to outfall {s['outfalls'][0][0]}, {r['entry_d']:.0f} m from the reach; {near})")
     if ew is None:
         if rule == "outfall_point":
             return f"{rule} {rid_s} (outfall {r['entry_d']:.0f} m from the reach; {near})"
@@ -1314,8 +1325,11 @@ approval is null; no approval, or denied / pending / withdrawn, = and3(SWPPP req
 Active without approval (4)(d), (7)(a) = null when the status is not recorded or unreadable; no unless under_construction;
 then no when an approved SWPPP is recorded, null when the approval is unreadable, else SWPPP required.
 Entry: candidates are flowlines and waterbodies, distances in UTM 18N (EPSG:32618). With an outfall point the nearest
-water to that point is the first receiving water (a point inside a waterbody is at 0 m); otherwise the nearest water
-to the footprint within 1000 m (rule "none" if there is none). When the first receiving water is a waterbody, the
+water to that point is the first receiving water (a point inside a waterbody is at 0 m); else, when catch basins of
+the illustrative storm sewer (storm.py) lie inside the footprint or within 30 m of it, the pipes are followed by their
+US_NODE -> DS_NODE ids, breadth first, to the structure no pipe leaves, and that outfall is taken like an outfall
+point (rule "storm_sewer"; the cell names the catch basins, the pipes, their length and the outfall); otherwise the
+nearest water to the footprint within 1000 m (rule "none" if there is none). When the first receiving water is a waterbody, the
 entry reach is the flowline reach nearest the outfall point (or footprint) among those whose midpoint lies inside
 that waterbody ("-" if none). Entry point = the outfall point, else the footprint centroid, projected onto the entry
 reach; the path follows NHDPlusV2 DnHydroseq from reach to reach (read from the attributes, not the geometry), and
@@ -1425,6 +1439,26 @@ role = "basemap"
 path = "roads.geojson"
 id_field = "LINEARID"
 name_field = "FULLNAME"
+
+# ILLUSTRATIVE storm sewers (storm.py): two made-up systems, S04's to Sawmill Creek and S05's
+# to the unnamed tributary of Mud Creek; see README.md, "Storm sewers".
+[[layer]]
+role = "storm_pipes"
+path = "storm_pipes.geojson"
+id_field = "PIPE_ID"
+[layer.storm]
+up_id_field = "US_NODE"
+down_id_field = "DS_NODE"
+up_invert_field = "US_INV_M"
+down_invert_field = "DS_INV_M"
+
+[[layer]]
+role = "storm_structures"
+path = "storm_structures.geojson"
+id_field = "STRUCT_ID"
+[layer.storm]
+type_field = "STRUCT_TYPE"
+type_values = { CB = "inlet", MH = "manhole", OF = "outfall" }
 
 # ILLUSTRATIVE daily rainfall in the layout of a NOAA CDO CSV export (inches) for Syracuse
 # Hancock International Airport, GHCN USW00014771; see README.md, "Rainfall".
