@@ -64,6 +64,9 @@ fn structures() -> String {
         point("MH4", &t("MH"), -800.0, 600.0),
         point("MH5", &t("MH"), -700.0, 600.0),
         point("MH9", &t("MH"), -900.0, 900.0),
+        // Site S4's inlet drains to a manhole where the data stop (an extract's edge).
+        point("CB5", &t("CB"), 300.0, -300.0),
+        point("MH6", &t("MH"), 300.0, -450.0),
     ])
 }
 
@@ -103,6 +106,10 @@ fn pipes() -> String {
             r#"{"id":"P6","up":"MH5","down":"MH4"}"#,
             &[(-700.0, 600.0), (-800.0, 600.0)],
         ),
+        pipe(
+            r#"{"id":"P11","up":"CB5","down":"MH6"}"#,
+            &[(300.0, -300.0), (300.0, -450.0)],
+        ),
         // From MH3 to a bare end that joins nothing.
         pipe(r#"{"id":"P7"}"#, &[(-800.0, 500.0), (-800.0, 400.0)]),
     ])
@@ -132,6 +139,7 @@ fn town() -> Town {
             ("", vec![("1", "", "", rect(0.0, 0.0, 50.0, 50.0))]),
             ("", vec![("1", "", "", rect(-600.0, -600.0, 50.0, 50.0))]),
             ("", vec![("1", "", "", rect(0.0, 600.0, 60.0, 20.0))]),
+            ("", vec![("1", "", "", rect(290.0, -310.0, 20.0, 20.0))]),
         ])
 }
 
@@ -227,6 +235,26 @@ fn an_undecided_pipe_leaves_the_receiving_water_unknown_rather_than_guessed() {
     assert_eq!(s.trace.undecided, vec!["P8".to_string()]);
     assert!(s.unknown.as_deref().unwrap_or("").contains("P8"));
     assert!(r.entry.reason.contains("P8"), "{}", r.entry.reason);
+}
+
+#[test]
+fn pipes_that_end_at_a_manhole_leave_the_receiving_water_unknown() {
+    let r = town().report("S4");
+    assert_eq!(
+        r.entry.rule, "none",
+        "a manhole is no outfall: {}",
+        r.entry.reason
+    );
+    assert!(
+        r.receiving_water_names.is_empty(),
+        "no water is taken where the data stop: {:?}",
+        r.receiving_water_names
+    );
+    let s = r.entry.sewer.as_ref().expect("sewer");
+    assert_eq!(s.trace.pipes.len(), 1);
+    let why = s.unknown.as_deref().unwrap_or("");
+    assert!(why.contains("MH6 (a manhole)"), "{why}");
+    assert!(r.entry.reason.contains("MH6"), "{}", r.entry.reason);
 }
 
 #[test]

@@ -99,7 +99,8 @@ pub(super) fn entry(
 }
 
 /// Why the sewer cannot say where the water goes: an undecided pipe on the way, no outfall
-/// reached, or an outfall whose receiving water is not known.
+/// reached, pipes that end at a structure that does not discharge, or an outfall whose
+/// receiving water is not known.
 fn unknown(s: &SewerFacts) -> Option<String> {
     if !s.trace.complete() {
         return Some(format!(
@@ -109,6 +110,21 @@ fn unknown(s: &SewerFacts) -> Option<String> {
     }
     if s.outfalls.is_empty() {
         return Some("the pipes from the inlets reach no outfall".into());
+    }
+    // A typed structure that does not discharge (a manhole where an extract ends) is where
+    // the data stop, not where the water leaves: the water there is no receiving water.
+    let stops: Vec<String> = s
+        .trace
+        .outfalls
+        .iter()
+        .filter_map(|o| o.kind.filter(|k| !k.discharges()).map(|k| (o, k)))
+        .map(|(o, k)| format!("{} (a {})", o.id, k.as_str().replace('_', " ")))
+        .collect();
+    if !stops.is_empty() {
+        return Some(format!(
+            "the pipes end at {}, which is no outfall: the network's data stop there",
+            stops.join(", ")
+        ));
     }
     let blind: Vec<&str> = s
         .outfalls
