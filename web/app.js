@@ -35,6 +35,12 @@ const outfall = {
   openSite: (id) => openSite(id),
   closeReport: () => closeReport(),
   openParcel: (id) => openParcel(id),
+  // After an officer's write: the list, its counts, the map's symbols and the open report.
+  refresh: async (id) => {
+    await Promise.all([loadSites(), loadRisk()]);
+    const cur = state.current;
+    if (id != null && cur && cur.source === "site" && String(cur.id) === String(id)) await openSite(id);
+  },
   parcelIdOf,
 };
 window.outfall = outfall;
@@ -113,11 +119,15 @@ async function loadRisk() {
 // a link or a reload reopens it; Back closes it or returns to the one before.
 let applyingLink = false;
 
-function setLink(hash) {
+/** Point the address bar at what is on screen; `replace` rewrites the current entry (the
+ * empty link a check in progress left) instead of adding one to the history. */
+function setLink(hash, replace = false) {
   if (applyingLink) return;
   const want = hash ? `#${hash}` : "";
   if ((location.hash || "") === want) return;
-  history.pushState(null, "", want || location.pathname + location.search);
+  const url = want || location.pathname + location.search;
+  if (replace) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
 }
 
 async function openFromLink() {
@@ -272,6 +282,7 @@ async function openSite(id, bbox) {
   renderReport(reportCard(), report, {
     source: "site",
     printUrl: api.siteReportHtmlUrl(id),
+    recordUrl: `/record.html?site=${encodeURIComponent(id)}`,
     onZoom: box ? () => fitBbox(state.map, box, { maxZoom: 17 }) : null,
     onClose: closeReport,
     onShowReach: showReach,
@@ -347,6 +358,9 @@ async function runCheck(upload, drawn, linkData) {
   state.selectedId = null;
   markSelected();
   hideCrsForm();
+  // The old report leaves the screen now, so its link leaves the address bar: a failed or
+  // unlinkable check must not leave a link to the plan before it.
+  setLink("");
   const status = $("check-status");
   status.textContent = `Checking ${label}…`;
   status.className = "check-status";
@@ -396,7 +410,7 @@ async function runCheck(upload, drawn, linkData) {
   const text = linkText(upload);
   const data = linkData || (text != null ? await encodeCheck(text) : null);
   if (token !== state.token) return;
-  if (data) setLink(linkFor("check", data));
+  if (data) setLink(linkFor("check", data), true);
   else setStatus(text == null
     ? "This check came from a file; save the file to share it."
     : "This check is too large to put in a link; save the file to share it.");
