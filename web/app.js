@@ -4,12 +4,16 @@ import {
   maplibregl, createMap, addOutfallLayers, buildLegend, fitBbox, fitFrame, setSiteRisk, showSelection, clearSelection,
   siteBboxFromData, geojsonBbox, validBbox, toFC, parcelIdOf, contextBbox,
 } from "./map.js";
-import { renderSites, sortSites, renderSearchResults, renderReport, renderError, h, BADGE_KEY, mapLegendEl } from "./panel.js";
+import { renderSites, sortSites, renderReport, renderError, h, BADGE_KEY, mapLegendEl } from "./panel.js";
 import { PolygonDraw } from "./draw.js";
 import { linkFor, readLink, encodeCheck, decodeCheck } from "./permalink.js";
 import { mountInspections } from "./inspections.js";
 import { setupOfficer } from "./officer.js";
 import { codeWords } from "./words.js";
+import { setupOutfallPick } from "./outfall-pick.js";
+import { setupSearch } from "./search.js";
+import { tooltipFor } from "./tooltip.js";
+import { setupPlanFacts } from "./plan-facts.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -90,9 +94,16 @@ async function init() {
   buildLegend(map, $("legend"), layers.labels, layers.phases);
   setupMapInteraction(map);
   setupDraw(map);
-  setupSearch();
+  setupSearch({ state, openSite, openParcel });
   setupSites();
   setupUpload();
+  planFacts = setupPlanFacts({ outfall, linkText, runCheck: (upload) => runCheck(upload, null), startDraw: () => $("draw-start").click() });
+  setupOutfallPick({
+    map, outfall, linkText,
+    current: () => (state.current && state.current.source === "check" ? state.current : null),
+    runCheck: (upload) => runCheck(upload, null),
+    setHint: (text) => { $("draw-hint").hidden = !text; $("draw-hint").textContent = text; },
+  });
   mountInspections($("panel"), { openSite: (id) => openSite(id) });
 
   await Promise.all([loadSites(), loadRisk()]);
@@ -204,6 +215,8 @@ function drawSites() {
 }
 
 // ---------------------------------------------------------------- reports
+let planFacts = null;
+
 function reportCard() {
   const card = $("report-card");
   card.hidden = false;
@@ -254,6 +267,7 @@ function clearCheckStatus() {
 
 async function openSite(id, bbox) {
   const token = ++state.token;
+  planFacts.hide();
   clearCheckStatus();
   state.selectedId = id;
   markSelected();
@@ -308,6 +322,7 @@ async function parcelGeometry(id) {
 
 async function openParcel(id, bbox, clickedFeature) {
   const token = ++state.token;
+  planFacts.hide();
   clearCheckStatus();
   state.selectedId = null;
   markSelected();
@@ -416,6 +431,7 @@ async function runCheck(upload, drawn, linkData) {
     : "This check is too large to put in a link; save the file to share it.");
   focusReport();
   outfall.lastReport = report;
+  planFacts.checked(report);
 }
 
 /** The GeoJSON text of an upload for its permalink, or null when it is not GeoJSON. */
@@ -475,54 +491,11 @@ function setupCrsForm() {
 // ---------------------------------------------------------------- map clicks
 const CLICK_LAYERS = ["site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "parcels-fill"];
 
-function siteName(id) {
-  const s = state.sites.find((x) => String(x.id) === String(id));
-  if (s && s.name) return s.name;
-  const f = ((state.layers.data.sites && state.layers.data.sites.features) || []).find((x) => String(x.properties && x.properties.id) === String(id));
-  return (f && f.properties && f.properties.name) || "";
-}
-
-/** "2.57 ac at once (2.57 total) · Conditions A, C" — what a hover on a site says. */
-function riskWords(x) {
-  const ac = (v) => `${(Number(v) || 0).toFixed(2)} ac`;
-  const c = x.conditions || {};
-  const on = ["A", "B", "C"].filter((k) => c[k] === true);
-  const open = ["A", "B", "C"].filter((k) => c[k] == null);
-  let t = `${ac(x.peak_acres)} at once (${ac(x.total_acres)} total)`;
-  t += on.length ? ` · Condition${on.length > 1 ? "s" : ""} ${on.join(", ")}` : " · no condition A/B/C";
-  if (open.length) t += ` · ${open.join(", ")} needs data`;
-  if (c.five_acre_limit_exceeded === true) t += " · over 5 acres at once";
-  return t;
-}
-
-function tooltipFor(f) {
-  const p = f.properties || {};
-  const lid = f.layer && f.layer.id;
-  if (lid === "parcels-fill") {
-    const keys = Object.keys(p);
-    const k = keys.find((x) => /^(address|addr|site_addr|full_addr|location|loc_addr|name)$/i.test(x)) || keys.find((x) => /addr/i.test(x));
-    const label = k && p[k] != null ? String(p[k]) : "";
-    return `Parcel ${parcelIdOf(p, f.id) ?? ""}${label ? " · " + label : ""}`;
-  }
-  const sid = p.site_id ?? p.id;
-  const name = siteName(sid);
-  let t = `Site ${sid}${name ? " · " + name : ""}`;
-  const risk = state.allSites.find((x) => String(x.id) === String(sid));
-  if (risk) t += ` · ${riskWords(risk)}`;
-  if (lid !== "site-points" && lid !== "sites-fill") {
-    if (p.phase != null && p.phase !== "") t += ` · phase ${p.phase}`;
-    if (p.start) t += ` · ${p.start} → ${p.end || "open"}`;
-  }
-  // The status read from the typed record (the /sites list), never the data's raw word.
-  const status = p.status_code ? codeWords(p.status_code) : risk && risk.status ? codeWords(risk.status) : "";
-  if (status) t += ` · ${status}`;
-  return t;
-}
-
 function setupMapInteraction(map) {
   const layers = () => CLICK_LAYERS.filter((l) => map.getLayer(l) && map.getLayoutProperty(l, "visibility") !== "none");
   map.on("click", (e) => {
-    if (draw && draw.active) return;
+    // A click while drawing or placing the outfall belongs to that, not to what lies under it.
+    if ((draw && draw.active) || outfall.picking) return;
     const pad = 3;
     const box = [[e.point.x - pad, e.point.y - pad], [e.point.x + pad, e.point.y + pad]];
     let feats = [];
@@ -561,7 +534,7 @@ function setupMapInteraction(map) {
       feats = map.queryRenderedFeatures(e.point, { layers: layers() });
     } catch { /* style changing */ }
     map.getCanvas().style.cursor = feats.length ? "pointer" : "";
-    if (feats.length) popup.setLngLat(e.lngLat).setText(tooltipFor(feats[0])).addTo(map);
+    if (feats.length) popup.setLngLat(e.lngLat).setText(tooltipFor(state, feats[0])).addTo(map);
     else popup.remove();
     const p = feats.find((f) => f.layer && f.layer.id === "parcels-fill");
     const next = p && p.id != null ? p.id : null;
@@ -590,6 +563,7 @@ function setupDraw(map) {
   };
   draw = new PolygonDraw(map, {
     onFinish: (feature) => {
+      if (outfall.addingPhase && planFacts.append(feature)) return;
       const body = JSON.stringify(feature);
       runCheck({ body, contentType: "application/geo+json", name: "drawn polygon" }, feature);
     },
@@ -604,6 +578,7 @@ function setupDraw(map) {
         hint.hidden = false;
         hint.textContent = "A polygon needs at least 3 corners.";
       } else {
+        if (what === "cancelled") outfall.addingPhase = false;
         hint.hidden = true;
         setButtons(false);
       }
@@ -667,79 +642,6 @@ function setupUpload() {
     input.value = "";
   });
   setupCrsForm();
-}
-
-// ---------------------------------------------------------------- search
-function setupSearch() {
-  const form = $("search-form");
-  const input = $("search");
-  const ul = $("search-results");
-  let ctrl = null;
-  let timer = null;
-  const run = async () => {
-    const q = input.value.trim();
-    if (ctrl) ctrl.abort();
-    if (q.length < 2) {
-      ul.hidden = true;
-      ul.textContent = "";
-      return;
-    }
-    ctrl = new AbortController();
-    const mine = ctrl;
-    try {
-      const body = await api.search(q, mine.signal);
-      if (mine !== ctrl) return;
-      const results = (body && Array.isArray(body.results)) ? body.results : [];
-      ul.hidden = false;
-      renderSearchResults(ul, results, pickResult);
-    } catch (err) {
-      if (mine !== ctrl || err.status === 0 && err.title === "Cancelled") return;
-      ul.hidden = false;
-      ul.textContent = "";
-      ul.appendChild(h("li", { class: "problem", role: "alert" }, `Search failed: ${err.detail || err.message}`));
-    }
-  };
-  input.addEventListener("input", () => {
-    clearTimeout(timer);
-    timer = setTimeout(run, 250);
-  });
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    clearTimeout(timer);
-    run();
-  });
-}
-
-function pickResult(r) {
-  const kind = String(r.kind || "").toLowerCase();
-  if (kind === "site") openSite(String(r.id), r.bbox);
-  else if (kind === "parcel") openParcel(String(r.id), r.bbox);
-  else {
-    const zoomed = fitBbox(state.map, r.bbox);
-    highlightWater(String(r.id), !zoomed);
-  }
-}
-
-function waterName(p) {
-  const n = p && (p.display_name || p.name);
-  return typeof n === "string" && n.trim() ? n.trim() : "";
-}
-
-/** Highlight a water: the picked feature and every feature of the same name. */
-function highlightWater(id, zoom) {
-  const d = state.layers.data;
-  const all = [d.flowlines, d.waterbodies].flatMap((fc) => (fc && fc.features) || []);
-  const picked = all.find((f) => String(f.properties && f.properties.id) === id);
-  const name = picked ? waterName(picked.properties) : "";
-  const feats = all
-    .filter((f) => f === picked || (name && waterName(f.properties) === name))
-    .map((f) => ({ ...f, properties: { ...f.properties, _role: "water", impaired: f.properties._impaired === true } }));
-  const s = state.map.getSource("trace");
-  if (s) s.setData({ type: "FeatureCollection", features: feats });
-  if (zoom && feats.length) {
-    const b = geojsonBbox({ type: "FeatureCollection", features: feats });
-    if (b) fitBbox(state.map, b);
-  }
 }
 
 // Printing the panel (a parcel or a drawn check): a picture of the map with its legend on

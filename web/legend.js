@@ -95,7 +95,7 @@ export function buildLegend(map, container, labels, phases = []) {
         '<span class="dot ring-a-null"></span> needs data <span class="dot"></span> no</span>' +
         '<span data-tri="B"><span class="dot ring-b"></span> Condition B: yes (5 acres or more) ' +
         '<span class="dot ring-b-null"></span> needs data <span class="dot"></span> no</span>' +
-        '<span data-tri="limit"><span class="dot halo"></span> over 5 acres at once: yes ' +
+        '<span data-tri="limit"><span class="dot halo"></span> over 5 acres disturbed at once: yes ' +
         '<span class="dot halo-null"></span> needs data <span class="dot"></span> no</span>';
       fs.appendChild(risk);
       const shown = phases.filter((p) => p.phase !== "").slice(0, 8);

@@ -75,6 +75,88 @@ for (const [label, viewport] of SIZES) {
       await page.screenshot({ path: path.join(artifacts, `field-${label}-failed-upload.png`) });
     });
 
+    test("the applicant places the outfall point and the receiving water comes from it", async () => {
+      await upload("plan-a.geojson", plan(0));
+      assert.equal(await page.locator('[data-testid="report"] [data-testid="entry"]').getAttribute("data-rule"), "nearest");
+      await page.click('[data-testid="outfall-place"]');
+      assert.equal(await page.locator('[data-testid="outfall-place"]').getAttribute("aria-pressed"), "true");
+      await page.waitForFunction(() => !window.outfall.map.isMoving());
+      // S06's outfall on Sawmill Creek, as a click on the map.
+      await page.evaluate(() => window.outfall.map.jumpTo({ center: [-76.195, 43.1392], zoom: 15 }));
+      await page.locator('[data-testid="map"]').scrollIntoViewIfNeeded();
+      const pt = await page.evaluate(() => {
+        const m = window.outfall.map;
+        const p = m.project([-76.195, 43.1392]);
+        const r = m.getCanvas().getBoundingClientRect();
+        return { x: r.left + p.x, y: r.top + p.y };
+      });
+      const resp = page.waitForResponse((r) => /\/check(\?|$)/.test(r.url()) && r.request().method() === "POST");
+      await page.mouse.click(pt.x, pt.y);
+      const sent = JSON.parse((await resp).request().postData());
+      assert.match(sent.site.outfall, /^-76\.19\d+,43\.139\d+$/);
+      await page.waitForFunction(() => window.outfall.state.current && window.outfall.state.current.report.entry.rule === "outfall_point");
+      const report = page.locator('[data-testid="report"]');
+      assert.match(await report.locator('[data-testid="summary-receiving"]').textContent(), /^Sawmill Creek \(outfall point given by the applicant\)$/);
+      // The link carries the outfall too.
+      await page.waitForFunction(() => /^#check=/.test(location.hash));
+      assert.match(await linkedText(), /"outfall":"-76\.19/);
+      await page.screenshot({ path: path.join(artifacts, `field-${label}-outfall-placed.png`) });
+    });
+
+    test("the applicant gives phases, dates, another polygon and the record's facts; the report follows each", async () => {
+      await upload("plan-a.geojson", plan(0));
+      const facts = page.locator('[data-testid="plan-facts"]');
+      await facts.locator('[data-testid="plan-polygon"]').first().waitFor();
+      const checked = () => page.waitForResponse((r) => /\/check(\?|$)/.test(r.url()) && r.request().method() === "POST");
+      // A land use: the report reads it from the plan's record.
+      let resp = checked();
+      await facts.locator('[data-testid="plan-land-use"]').selectOption("single_family_residence");
+      let sent = JSON.parse((await resp).request().postData());
+      assert.equal(sent.site.land_use, "single_family_residence");
+      await page.waitForFunction(() => window.outfall.state.current && window.outfall.state.current.report.site.single_family === true);
+      // Another polygon, drawn on the map, becomes phase 2.
+      await facts.locator('[data-testid="plan-polygon"]').first().waitFor();
+      await facts.locator('[data-testid="plan-add-polygon"]').click();
+      await page.locator('[data-testid="map"]').scrollIntoViewIfNeeded();
+      await page.evaluate(() => window.outfall.map.jumpTo({ center: [-76.196, 43.1406], zoom: 15 }));
+      const corners = await page.evaluate(() => {
+        const m = window.outfall.map;
+        const r = m.getCanvas().getBoundingClientRect();
+        return [[-76.1975, 43.1400], [-76.1965, 43.1400], [-76.1965, 43.1410]].map((c) => { const p = m.project(c); return { x: r.left + p.x, y: r.top + p.y }; });
+      });
+      for (const c of corners) await page.mouse.click(c.x, c.y);
+      resp = checked();
+      await page.click('[data-testid="draw-finish"]');
+      sent = JSON.parse((await resp).request().postData());
+      assert.equal(sent.features.length, 2);
+      assert.deepEqual(sent.features.map((f) => f.properties.phase), ["1", "2"]);
+      assert.equal(sent.site.land_use, "single_family_residence", "the record's facts are kept");
+      await page.waitForFunction(() => (window.outfall.state.current.report.disturbance.phases || []).length === 2);
+      // Dates: phase 2 starts when phase 1 ends, so the peak is the larger phase, not the sum.
+      await facts.locator('[data-testid="plan-polygon"]').nth(1).waitFor();
+      const rows = facts.locator('[data-testid="plan-polygon"]');
+      for (const [i, start, end] of [[0, "2027-04-01", "2027-06-30"], [1, "2027-07-01", "2027-09-30"]]) {
+        resp = checked();
+        await rows.nth(i).locator('[data-testid="plan-start"]').fill(start);
+        await rows.nth(i).locator('[data-testid="plan-start"]').dispatchEvent("change");
+        await resp;
+        await page.waitForFunction((n) => document.querySelectorAll('[data-testid="plan-polygon"]').length === n, 2);
+        resp = checked();
+        await rows.nth(i).locator('[data-testid="plan-end"]').fill(end);
+        await rows.nth(i).locator('[data-testid="plan-end"]').dispatchEvent("change");
+        await resp;
+        await page.waitForFunction((n) => document.querySelectorAll('[data-testid="plan-polygon"]').length === n, 2);
+      }
+      await page.waitForFunction(() => {
+        const d = window.outfall.state.current.report.disturbance;
+        return d.phases.every((p) => p.start && p.end) && d.peak_acres < d.total_acres;
+      });
+      const acres = await facts.locator('[data-testid="plan-polygon"] td:last-child').allTextContents();
+      assert.ok(acres.every((a) => / ac$/.test(a)), `each polygon shows its acres: ${acres}`);
+      await page.locator("#check-h").scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(artifacts, `field-${label}-plan-facts.png`) });
+    });
+
     test("Condition A and B and the five-acre limit have three looks on the map and in the legend", async () => {
       const states = await page.evaluate(() => {
         const fc = window.outfall.state.layers.data.sitePoints;
