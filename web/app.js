@@ -14,6 +14,7 @@ import { setupOutfallPick } from "./outfall-pick.js";
 import { setupSearch } from "./search.js";
 import { tooltipFor } from "./tooltip.js";
 import { setupPlanFacts } from "./plan-facts.js";
+import { precheck, advice, refusalTitle } from "./upload-check.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -390,14 +391,13 @@ async function runCheck(upload, drawn, linkData) {
     report = await api.check(upload.body, upload);
   } catch (err) {
     if (token !== state.token) return;
-    const what = err.status === 413 ? "The file is too large"
-      : err.crsRequired ? "Choose the file's coordinate system"
-      : err.status === 422 ? "The file was rejected" : "The check failed";
+    const what = refusalTitle(err, upload);
     status.textContent = `Not checked: ${what.toLowerCase()} (see below).`;
     status.className = "check-status bad";
     clearSelection(state.map);
-    renderError(reportCard(), what, err);
-    if (err.crsRequired) showCrsForm(upload);
+    renderError(reportCard(), what, err, advice(err, upload));
+    // A wrong choice keeps the picker open, with the system chosen, for the next try.
+    if (err.crsRequired || upload.crs) showCrsForm(upload);
     focusReport();
     return;
   }
@@ -635,6 +635,16 @@ function setupUpload() {
       body = await file.arrayBuffer();
     } catch (err) {
       renderError(status, "Could not read the file", err);
+      return;
+    }
+    const problem = precheck(file.name || "the file", body);
+    if (problem) {
+      input.value = "";
+      setLink("");
+      status.textContent = "Not checked: the file cannot be a plan (see below).";
+      status.className = "check-status bad";
+      renderError(reportCard(), "This file cannot be checked", { detail: problem });
+      focusReport();
       return;
     }
     // Sent as-is: the server tells the format by its bytes and answers problem+json (413 / 422).

@@ -91,11 +91,11 @@ export function buildLegend(map, container, labels, phases = []) {
       risk.setAttribute("data-testid", "legend-risk");
       risk.innerHTML =
         '<span><span class="dot small"></span><span class="dot big"></span> dot size: acres disturbed at one time</span>' +
-        '<span data-tri="A"><span class="dot ring-a"></span> Condition A: yes (impaired water / TMDL) ' +
+        '<span data-tri="A">Condition A (impaired water / TMDL): <span class="dot ring-a"></span> yes ' +
         '<span class="dot ring-a-null"></span> needs data <span class="dot"></span> no</span>' +
-        '<span data-tri="B"><span class="dot ring-b"></span> Condition B: yes (5 acres or more) ' +
+        '<span data-tri="B">Condition B (5 acres or more): <span class="dot ring-b"></span> yes ' +
         '<span class="dot ring-b-null"></span> needs data <span class="dot"></span> no</span>' +
-        '<span data-tri="limit"><span class="dot halo"></span> over 5 acres disturbed at once: yes ' +
+        '<span data-tri="limit">Site with over 5 acres disturbed at once: <span class="dot halo"></span> yes ' +
         '<span class="dot halo-null"></span> needs data <span class="dot"></span> no</span>';
       fs.appendChild(risk);
       const shown = phases.filter((p) => p.phase !== "").slice(0, 8);

@@ -435,13 +435,15 @@ function factsEl(facts) {
     h("dl", { class: "kv" }, keys.flatMap((k) => [h("dt", {}, k.replace(/_/g, " ")), h("dd", {}, fmtFact(facts[k], k))])));
 }
 
-/** Problem / error box. */
-export function renderError(container, title, err) {
+/** Problem / error box: a title in words (the status code only beside words, and never for a
+ * 422, whose detail says what is wrong), the server's detail, and advice when there is some. */
+export function renderError(container, title, err, advice) {
   container.textContent = "";
-  const status = err && err.status ? ` (HTTP ${err.status})` : "";
+  const status = err && err.status && err.status !== 422 ? ` (HTTP ${err.status})` : "";
   container.appendChild(
     h("div", { class: "problem", role: "alert", "data-testid": "problem" },
       h("strong", {}, title, status),
-      h("p", { "data-testid": "problem-detail" }, (err && (err.detail || err.message)) || "Unknown error")),
+      h("p", { "data-testid": "problem-detail" }, (err && (err.detail || err.message)) || "Unknown error"),
+      advice ? h("p", { class: "small", "data-testid": "problem-advice" }, advice) : null),
   );
 }

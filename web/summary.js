@@ -206,11 +206,35 @@ export function downstreamEl(report, ctx) {
 
 const TRI = (v) => (v === true ? "true" : v === false ? "false" : "null");
 
-/** The first sentence of a finding's reason: the one line under a summary entry. */
+/** The first sentence of a finding's reason. */
 function firstSentence(text) {
   const s = String(text || "");
   const m = /^(.+?[.;])(\s|$)/.exec(s);
   return m ? m[1] : s;
+}
+
+/**
+ * Condition A's reason in one line, from the finding's own facts: the listed water in scope
+ * and its construction causes, or the TMDL watershed entered; what is missing when it needs
+ * data; else the first sentence of the finding's reason. The detail below keeps it whole.
+ */
+export function conditionAReason(report, a) {
+  if (!a) return "";
+  const facts = a.facts || {};
+  const t = TRI(a.met);
+  if (t === "null" && Array.isArray(a.missing) && a.missing.length) return `needs ${a.missing[0]}.`;
+  if (t === "true") {
+    const why = [];
+    const listed = (report.impaired_waters || []).filter((w) => (facts.listed_in_scope || []).includes(w.id));
+    for (const w of listed) {
+      const cc = w.construction_causes && w.construction_causes.length ? w.construction_causes : w.causes || [];
+      why.push(`${w.name || w.id} (PWL ${w.id}) is listed for ${cc.join(", ")}`);
+    }
+    const tmdls = (report.tmdl_watersheds || []).filter((x) => (facts.tmdl_entered || []).includes(x.id));
+    for (const x of tmdls) why.push(`the discharge enters the ${x.name || x.id} watershed${x.stormwater_source === true ? ", where stormwater is a source" : ""}`);
+    if (why.length) return `${why.join("; and ")}.`;
+  }
+  return firstSentence(a.reason);
 }
 
 // The duties a summary lists, with the words for "applies" and "does not".
@@ -233,14 +257,13 @@ export function summaryEl(report) {
   const a = find("condition_a");
   const t = TRI(conds.A);
   const aWords = { true: "Yes", false: "No", null: "Needs data" }[t];
-  const missing = a && Array.isArray(a.missing) && a.missing.length ? ` Needs: ${a.missing[0]}.` : "";
   const names = Array.isArray(report.receiving_water_names) ? report.receiving_water_names : [];
   const entry = report.entry || {};
   const fi = report.first_impaired && typeof report.first_impaired === "object" ? report.first_impaired : null;
   const conflict = fi ? conflictEl(fi, tmdlsCovering(fi, report)) : null;
   const rows = [
     ["Condition A", h("span", {}, h("strong", { class: `tri tri-${t}`, "data-testid": "summary-a", "data-value": t }, aWords),
-      a ? ` — ${firstSentence(a.reason)}${t === "null" ? missing : ""}` : "")],
+      a ? ` — ${conditionAReason(report, a)}` : "")],
     ["First receiving water", h("span", { "data-testid": "summary-receiving" }, names[0] || "none found",
       h("span", { class: "small" }, ` (${entryWords(entry.rule)})`))],
     ["First impaired water", fi

@@ -69,10 +69,39 @@ for (const [label, viewport] of SIZES) {
       assert.ok(Math.abs(bbox[0] - (-76.2 + 0.004)) < 1e-6, `linked report is plan B: ${bbox}`);
       await other.close();
       // A failed upload leaves no link to the plan before it.
-      const r = await upload("empty.geojson", "");
-      assert.ok(r.status() >= 400);
+      const r = await upload("broken.geojson", "{ not json");
+      assert.equal(r.status(), 422);
       assert.equal(await page.evaluate(() => location.hash), "", "a failed upload clears the link");
       await page.screenshot({ path: path.join(artifacts, `field-${label}-failed-upload.png`) });
+    });
+
+    test("each bad file gets its own message; a wrong coordinate system keeps the picker open and is named", async () => {
+      const problem = page.locator('[data-testid="report"] [data-testid="problem"]');
+      // Empty: said before anything is sent.
+      await page.setInputFiles('[data-testid="upload"]', { name: "empty.geojson", mimeType: "application/geo+json", buffer: Buffer.from("") });
+      await page.waitForFunction(() => /empty \(0 bytes\)/.test(document.querySelector('[data-testid="problem"]')?.textContent || ""));
+      assert.match(await problem.textContent(), /^This file cannot be checkedempty\.geojson is empty \(0 bytes\)/);
+      // A text file named .zip.
+      await page.setInputFiles('[data-testid="upload"]', { name: "notes.zip", mimeType: "application/zip", buffer: Buffer.from("site notes, not a plan\n") });
+      await page.waitForFunction(() => /notes\.zip is named \.zip but is a text file/.test(document.querySelector('[data-testid="problem"]')?.textContent || ""));
+      // State Plane feet without a crs member: the picker asks; a wrong choice keeps it open.
+      const sp = JSON.stringify({ type: "FeatureCollection", features: [{ type: "Feature", properties: {}, geometry: { type: "Polygon", coordinates: [[[927861.4, 1153654.03], [928287.23, 1153713.86], [928239.9, 1154050.55], [927814.1, 1153990.72], [927861.4, 1153654.03]]] } }] });
+      await upload("plan-feet.geojson", sp);
+      await page.locator('[data-testid="crs-form"]').waitFor({ state: "visible" });
+      await page.fill('[data-testid="crs-input"]', "EPSG:26918");
+      const resp = page.waitForResponse((x) => /\/check\?crs=/.test(x.url()));
+      await page.click('[data-testid="crs-submit"]');
+      assert.equal((await resp).status(), 422);
+      await page.waitForFunction(() => /EPSG:26918 does not fit this file/.test(document.querySelector('[data-testid="problem"]')?.textContent || ""));
+      assert.equal(await page.locator('[data-testid="crs-form"]').isVisible(), true, "the picker stays open");
+      assert.equal(await page.locator('[data-testid="crs-input"]').inputValue(), "EPSG:26918");
+      assert.match(await page.locator('[data-testid="problem-advice"]').textContent(), /you chose, EPSG:26918, does not fit/);
+      assert.doesNotMatch(await problem.textContent(), /HTTP 422/);
+      await page.screenshot({ path: path.join(artifacts, `field-${label}-wrong-crs.png`) });
+      await page.fill('[data-testid="crs-input"]', "EPSG:2261");
+      await page.click('[data-testid="crs-submit"]');
+      await page.waitForFunction(() => window.outfall.state.current && window.outfall.state.current.source === "check");
+      assert.equal(await page.locator('[data-testid="crs-form"]').isVisible(), false);
     });
 
     test("the applicant places the outfall point and the receiving water comes from it", async () => {

@@ -8,6 +8,7 @@ mod features;
 mod gate;
 mod geojson_write;
 mod html;
+mod html_summary;
 mod inspections;
 mod limits;
 mod live;
