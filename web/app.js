@@ -95,7 +95,7 @@ async function init() {
   buildLegend(map, $("legend"), layers.labels, layers.phases);
   setupMapInteraction(map);
   setupDraw(map);
-  setupSearch({ state, openSite, openParcel });
+  setupSearch({ state, openSite, openParcel, showCard });
   setupSites();
   setupUpload();
   planFacts = setupPlanFacts({ outfall, linkText, runCheck: (upload) => runCheck(upload, null), startDraw: () => $("draw-start").click() });
@@ -240,6 +240,15 @@ function focusReport() {
     const calm = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     $("report-card").scrollIntoView({ block: "start", behavior: calm ? "auto" : "smooth" });
   } catch { /* old browsers */ }
+}
+
+/** A card that is not a report (a water's) in the report's place; the link names no report. */
+function showCard(el) {
+  setLink("");
+  state.current = null;
+  const r = reportCard();
+  r.replaceChildren(el);
+  focusReport();
 }
 
 function closeReport() {

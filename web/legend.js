@@ -47,9 +47,11 @@ export function groupHasLayers(key) {
 export function buildLegend(map, container, labels, phases = []) {
   container.textContent = "";
   const details = document.createElement("details");
-  // Open when the map has room for it; folded on tablets and phones (one tap opens it).
+  // Open when the map has room for it; folded on tablets and phones (one tap opens it): a
+  // tablet's map is as wide as a laptop's, so the window's width tells them apart.
   const box = map.getContainer();
-  details.open = box.clientWidth >= 800 && box.clientHeight >= 640;
+  const wide = !window.matchMedia || window.matchMedia("(min-width: 1025px)").matches;
+  details.open = wide && box.clientWidth >= 800 && box.clientHeight >= 560;
   const summary = document.createElement("summary");
   summary.textContent = "Legend & layers";
   summary.setAttribute("data-testid", "legend-summary");

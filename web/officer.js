@@ -36,12 +36,20 @@ async function call(method, path, body, ifMatch) {
 
 function problem(r) {
   if (r.status === 412) return "Not recorded: someone else changed this site since you opened it. The report now shows their change; check it, then reload and reapply yours.";
-  if (r.status === 401) return "Your token is not valid any more; sign in again.";
+  if (r.status === 401) return tokenProblem(r);
   if (r.status === 403) return "Your role may not make this change.";
   const detail = r.json && (r.json.detail || r.json.title);
   if (r.status === 422) return `Not recorded: ${detail || "the server could not use this change"}.`.replace(/\.\.$/, ".");
   if (detail) return detail;
   return r.status >= 500 ? "The server could not record this change; try again later." : "The server refused this change.";
+}
+
+/** Why a token was refused, in words: expired, revoked, or not known at all. */
+function tokenProblem(r) {
+  const detail = String((r.json && r.json.detail) || "");
+  if (/expired/i.test(detail)) return "This token has expired: ask the town's administrator for a new one.";
+  if (/revoked/i.test(detail)) return "This token was revoked: ask the town's administrator for a new one.";
+  return "This token is not known: check that it was copied whole (it starts with ofl_).";
 }
 
 /** A form's own message line (after the form), so a refusal shows next to what caused it. */
@@ -93,7 +101,7 @@ function loginCard(outfall, onChange) {
         outfall.officer = r.json;
         card.append(
           el("p", { class: "small", "data-testid": "officer-who", text: `Signed in as ${r.json.name} (${r.json.role})` }),
-          el("button", { type: "button", "data-testid": "officer-signout", onclick: () => { sessionStorage.removeItem(KEY); render(); } }, "Sign out"),
+          el("button", { type: "button", "data-testid": "officer-signout", onclick: () => { sessionStorage.removeItem(KEY); delete card.dataset.asked; render(); } }, "Sign out"),
         );
         onChange();
         return;
@@ -101,6 +109,15 @@ function loginCard(outfall, onChange) {
       sessionStorage.removeItem(KEY);
     }
     outfall.officer = null;
+    // Most visitors are not officers: a small button, the form only when asked for.
+    if (!card.dataset.asked) {
+      card.className = "officer-row small";
+      card.append(el("span", { text: "Officer? " }), el("button", { type: "button", class: "link-btn", "data-testid": "officer-open", onclick: () => { card.dataset.asked = "1"; render(); } }, "Sign in"));
+      card.firstChild.remove();
+      onChange();
+      return;
+    }
+    card.className = "card";
     const input = el("input", { type: "password", id: "officer-token", "data-testid": "officer-token", placeholder: "ofl_… access token", autocomplete: "off", "aria-label": "Access token" });
     const msg = el("p", { class: "small", role: "status", "data-testid": "officer-msg" });
     const form = el("form", { class: "row", onsubmit: async (ev) => {
@@ -112,6 +129,7 @@ function loginCard(outfall, onChange) {
     } }, input, el("button", { type: "submit", "data-testid": "officer-signin" }, "Sign in"));
     card.append(el("p", { class: "small", text: "Sign in with a token from `outfall token create` to record approvals, status and inspections." }), form, msg);
     onChange();
+    input.focus();
   };
   render();
   return card;

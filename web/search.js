@@ -3,10 +3,11 @@
 import { api } from "./api.js";
 import { fitBbox, geojsonBbox } from "./map.js";
 import { renderSearchResults, h } from "./panel.js";
+import { waterCard } from "./water-card.js";
 
 const $ = (id) => document.getElementById(id);
 
-/** ctx: {state, openSite(id, bbox), openParcel(id, bbox)}. */
+/** ctx: {state, openSite(id, bbox), openParcel(id, bbox), showCard(element)}. */
 export function setupSearch(ctx) {
 
   const form = $("search-form");
@@ -54,7 +55,8 @@ function pickResult(ctx, r) {
   else if (kind === "parcel") ctx.openParcel(String(r.id), r.bbox);
   else {
     const zoomed = fitBbox(ctx.state.map, r.bbox);
-    highlightWater(ctx.state, String(r.id), !zoomed);
+    const picked = highlightWater(ctx.state, String(r.id), !zoomed);
+    if (picked) waterCard(picked, { sites: ctx.state.allSites, openSite: ctx.openSite }).then(ctx.showCard);
   }
 }
 
@@ -63,7 +65,7 @@ function waterName(p) {
   return typeof n === "string" && n.trim() ? n.trim() : "";
 }
 
-/** Highlight a water: the picked feature and every feature of the same name. */
+/** Highlight a water: the picked feature and every feature of the same name; gives the picked one. */
 function highlightWater(state, id, zoom) {
   const d = state.layers.data;
   const all = [d.flowlines, d.waterbodies].flatMap((fc) => (fc && fc.features) || []);
@@ -78,4 +80,5 @@ function highlightWater(state, id, zoom) {
     const b = geojsonBbox({ type: "FeatureCollection", features: feats });
     if (b) fitBbox(state.map, b);
   }
+  return picked;
 }

@@ -56,6 +56,7 @@ describe("officer edits stay on screen", { skip, timeout: 10 * TIMEOUT }, () => 
           page.on("pageerror", (e) => errors.push(String(e)));
           await page.goto(`${BASE}/`, { waitUntil: "domcontentloaded" });
           await page.waitForFunction(() => window.outfall && window.outfall.ready === true);
+          await page.click('[data-testid="officer-open"]');
           await page.fill('[data-testid="officer-token"]', token);
           await page.click('[data-testid="officer-signin"]');
           await page.waitForSelector('[data-testid="officer-who"]');

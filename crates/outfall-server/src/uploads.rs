@@ -350,7 +350,7 @@ fn attachment(file: &str) -> HeaderValue {
 
 fn geojson_download(subject: &Subject, report: &Report) -> Response {
     let fc = export::to_geojson(&export::phase_features(subject, report));
-    let file = format!("{}.geojson", export::file_stem(&report.site.id));
+    let file = format!("{}-disturbance.geojson", export::file_stem(&report.site.id));
     (
         [
             (
@@ -376,7 +376,8 @@ fn zip_download(subject: &Subject, report: &Report) -> ApiResult<Response> {
             ),
             (
                 header::CONTENT_DISPOSITION,
-                attachment(&format!("{stem}.zip")),
+                // Named for what it holds and whose it is: "S06-disturbance.zip".
+                attachment(&format!("{stem}-disturbance.zip")),
             ),
         ],
         bytes,
