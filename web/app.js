@@ -583,6 +583,9 @@ function setupDraw(map) {
         hint.textContent = n < 3
           ? `Click the map to add corners (${n} so far, at least 3).${area} Esc cancels.`
           : `${n} corners.${area} Double-click, press Enter or use Finish to close the polygon. Esc cancels.`;
+      } else if (what === "crossing") {
+        hint.hidden = false;
+        hint.textContent = "The outline crosses itself at the red mark: move the pointer, or press Backspace to remove the last corner. Esc cancels.";
       } else if (what === "need3") {
         hint.hidden = false;
         hint.textContent = "A polygon needs at least 3 corners.";

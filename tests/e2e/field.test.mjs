@@ -104,6 +104,32 @@ for (const [label, viewport] of SIZES) {
       assert.equal(await page.locator('[data-testid="crs-form"]').isVisible(), false);
     });
 
+    test("a self-crossing drawing is shown as such while it is drawn", async () => {
+      await page.click('[data-testid="draw-start"]');
+      await page.locator('[data-testid="map"]').scrollIntoViewIfNeeded();
+      await page.evaluate(() => window.outfall.map.jumpTo({ center: [-76.196, 43.1406], zoom: 15 }));
+      // A bow tie: the second edge crosses the fourth.
+      const corners = await page.evaluate(() => {
+        const m = window.outfall.map;
+        const r = m.getCanvas().getBoundingClientRect();
+        return [[-76.1975, 43.1400], [-76.1955, 43.1410], [-76.1955, 43.1400], [-76.1975, 43.1410]]
+          .map((c) => { const p = m.project(c); return { x: r.left + p.x, y: r.top + p.y }; });
+      });
+      for (const c of corners) await page.mouse.click(c.x, c.y);
+      await page.waitForFunction(() => /crosses itself/.test(document.querySelector('[data-testid="draw-hint"]').textContent));
+      const marks = await page.evaluate(() => window.outfall.draw.crossed.length);
+      assert.ok(marks >= 1, "the crossing is marked on the map");
+      let posted = false;
+      const watch = (r) => { if (/\/check(\?|$)/.test(r.url())) posted = true; };
+      page.on("request", watch);
+      await page.click('[data-testid="draw-finish"]');
+      assert.equal(await page.evaluate(() => window.outfall.draw.active), true, "the drawing stays open to be fixed");
+      await page.screenshot({ path: path.join(artifacts, `field-${label}-crossing.png`) });
+      await page.click('[data-testid="draw-cancel"]');
+      page.off("request", watch);
+      assert.equal(posted, false, "nothing is sent as a file");
+    });
+
     test("the applicant places the outfall point and the receiving water comes from it", async () => {
       await upload("plan-a.geojson", plan(0));
       assert.equal(await page.locator('[data-testid="report"] [data-testid="entry"]').getAttribute("data-rule"), "nearest");
