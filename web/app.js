@@ -15,6 +15,7 @@ import { setupSearch } from "./search.js";
 import { tooltipFor } from "./tooltip.js";
 import { setupPlanFacts } from "./plan-facts.js";
 import { precheck, advice, refusalTitle } from "./upload-check.js";
+import { getUnits, setUnits } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -93,6 +94,7 @@ async function init() {
   outfall.sources = layers.sourceIds;
   outfall.warnings.push(...layers.warnings);
   buildLegend(map, $("legend"), layers.labels, layers.phases);
+  setupUnits(map);
   setupMapInteraction(map);
   setupDraw(map);
   setupSearch({ state, openSite, openParcel, showCard });
@@ -217,6 +219,25 @@ function drawSites() {
 
 // ---------------------------------------------------------------- reports
 let planFacts = null;
+let shown = null; // the report on screen and how it was drawn, to draw again in other units
+
+function showReport(report, ctx) {
+  shown = { report, ctx };
+  renderReport(reportCard(), report, ctx);
+}
+
+/** Units change: the scale bar and the report on screen follow. */
+function setupUnits(map) {
+  const select = $("units");
+  select.value = getUnits();
+  const scale = new maplibregl.ScaleControl({ unit: getUnits() === "metric" ? "metric" : "imperial" });
+  map.addControl(scale, "bottom-right");
+  select.addEventListener("change", () => {
+    setUnits(select.value);
+    scale.setUnit(select.value === "metric" ? "metric" : "imperial");
+    if (shown && state.current && state.current.report === shown.report) showReport(shown.report, shown.ctx);
+  });
+}
 
 function reportCard() {
   const card = $("report-card");
@@ -303,7 +324,7 @@ async function openSite(id, bbox) {
   if (token !== state.token) return;
   state.current = { source: "site", id, report };
   const box = validBbox(report.site && report.site.bbox) || validBbox(bbox) || siteBboxFromData(state.layers.data, id);
-  renderReport(reportCard(), report, {
+  showReport(report, {
     source: "site",
     printUrl: api.siteReportHtmlUrl(id),
     recordUrl: `/record.html?site=${encodeURIComponent(id)}`,
@@ -353,7 +374,7 @@ async function openParcel(id, bbox, clickedFeature) {
   if (token !== state.token) return;
   state.current = { source: "parcel", id, report };
   const box = validBbox(report.site && report.site.bbox) || validBbox(bbox) || (geom && geojsonBbox(geom));
-  renderReport(reportCard(), report, {
+  showReport(report, {
     source: "parcel",
     printUrl: api.parcelReportHtmlUrl(id),
     onZoom: box ? () => fitBbox(state.map, box, { maxZoom: 17 }) : null,
@@ -416,7 +437,7 @@ async function runCheck(upload, drawn, linkData) {
   Object.defineProperty(report, "upload", { value: upload, enumerable: false });
   state.current = { source: "check", id: null, report };
   const box = validBbox(report.site && report.site.bbox);
-  renderReport(reportCard(), report, {
+  showReport(report, {
     source: "check",
     onZoom: box ? () => fitBbox(state.map, box, { maxZoom: 17 }) : null,
     onClose: closeReport,

@@ -27,10 +27,31 @@ export function fmtAcres(v) {
   return `${Number(text) === 0 ? (0).toFixed(digits) : text} ac`;
 }
 
-/** A distance along the water: metres and km, with miles beyond a kilometre. */
+// The user's units: feet and miles by default (a US town's), metres on request; kept in
+// localStorage so a reload keeps the choice.
+const UNITS_KEY = "outfall.units";
+
+export function getUnits() {
+  try {
+    return localStorage.getItem(UNITS_KEY) === "metric" ? "metric" : "us";
+  } catch {
+    return "us";
+  }
+}
+
+export function setUnits(units) {
+  try {
+    localStorage.setItem(UNITS_KEY, units === "metric" ? "metric" : "us");
+  } catch { /* private mode: this page only */ }
+}
+
+const FT_PER_M = 3.28084;
+const M_PER_MI = 1609.344;
+
+/** A distance along the water in the user's units: feet then miles, or metres then km. */
 export function fmtDist(m) {
   const n = Number(m);
   if (!Number.isFinite(n)) return "–";
-  if (n < 1000) return `${Math.round(n)} m`;
-  return `${(n / 1000).toFixed(2)} km (${(n / 1609.344).toFixed(2)} mi)`;
+  if (getUnits() === "metric") return n < 1000 ? `${Math.round(n)} m` : `${(n / 1000).toFixed(2)} km`;
+  return n < 0.1 * M_PER_MI ? `${Math.round(n * FT_PER_M)} ft` : `${(n / M_PER_MI).toFixed(2)} mi`;
 }

@@ -58,7 +58,7 @@ export async function createMap(container, config, onMapError) {
     if (onMapError) onMapError(msg, basemapUsed);
   });
   map.addControl(new maplibregl.NavigationControl({ showCompass: false }), "top-left");
-  map.addControl(new maplibregl.ScaleControl({ unit: "imperial" }), "bottom-right");
+  // The scale bar is added by app.js, in the user's units.
   map.touchZoomRotate.disableRotation();
   await new Promise((resolve) => {
     if (map.loaded() && map.isStyleLoaded()) resolve();

@@ -273,6 +273,20 @@ for (const [label, viewport] of SIZES) {
       assert.match(await report.locator('[data-testid="summary-a"]').textContent(), /^Needs data$/);
     });
 
+    test("distances are in feet and miles by default, in metres on request", async () => {
+      await page.evaluate(() => window.outfall.openSite("S06"));
+      await page.waitForFunction(() => window.outfall.state.current && window.outfall.state.current.id === "S06" && document.querySelector('[data-testid="first-impaired"]'));
+      const fi = page.locator('[data-testid="report"] [data-testid="first-impaired"]');
+      assert.match(await fi.textContent(), /3\.43 mi downstream/);
+      assert.match(await page.locator('[data-testid="report"] .rw-names').textContent(), /53 ft away/);
+      await page.selectOption('[data-testid="units"]', "metric");
+      await page.waitForFunction(() => /5\.52 km downstream/.test(document.querySelector('[data-testid="first-impaired"]').textContent));
+      assert.match(await page.locator('[data-testid="report"] .rw-names').textContent(), /16 m away/);
+      assert.equal(await page.evaluate(() => document.querySelector(".maplibregl-ctrl-scale").textContent.trim().split(/\s+/).pop()), "m");
+      await page.selectOption('[data-testid="units"]', "us");
+      await page.waitForFunction(() => /3\.43 mi downstream/.test(document.querySelector('[data-testid="first-impaired"]').textContent));
+    });
+
     test("category and TMDL status as the data say, with their conflict flagged", async () => {
       await page.evaluate(() => window.outfall.openSite("S06"));
       await page.waitForFunction(() => window.outfall.state.current && window.outfall.state.current.id === "S06" && document.querySelector('[data-testid="listed-waters"]'));
