@@ -222,6 +222,7 @@ let planFacts = null;
 let shown = null; // the report on screen and how it was drawn, to draw again in other units
 
 function showReport(report, ctx) {
+  ctx.town = (state.config && state.config.name) || "";
   shown = { report, ctx };
   renderReport(reportCard(), report, ctx);
 }
@@ -692,7 +693,8 @@ function setupUpload() {
 let printOpened = [];
 let printMap = null;
 window.addEventListener("beforeprint", () => {
-  printOpened = [...document.querySelectorAll("#report details:not([open])")];
+  // Every folded section opens on paper, except the raw facts behind each finding.
+  printOpened = [...document.querySelectorAll("#report details:not([open]):not(.finding-facts)")];
   printOpened.forEach((d) => (d.open = true));
   const report = $("report");
   if (state.map && state.current && report) {

@@ -240,6 +240,9 @@ export function renderReport(container, report, ctx = {}) {
 
   const kindLabel = { site: "Construction site", parcel: "Parcel", check: "Checked polygon" }[ctx.source] || "Report";
   const title = site.name || site.address || site.id || kindLabel;
+  // On paper a report says whose it is and under which law, as the server's printed page does.
+  const law = report.data && report.data.law;
+  container.appendChild(h("p", { class: "print-only print-head", "data-testid": "print-head" }, [ctx.town, law].filter(Boolean).join(" · ")));
   container.appendChild(
     h("header", { class: "report-head" },
       h("p", { class: "eyebrow" }, kindLabel, site.id ? ` · ${site.id}` : "", statusLabel(site.status, site.status_recorded) ? ` · ${statusLabel(site.status, site.status_recorded)}` : ""),

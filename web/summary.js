@@ -176,7 +176,7 @@ export function downstreamEl(report, ctx) {
       h("p", {}, "First impaired water: ", h("strong", {}, o.name || o.id || "?"),
         o.id && o.id !== o.name ? ` (PWL ${o.id})` : "",
         o.distance_m != null ? ` — ${fmtDist(o.distance_m)} downstream` : "",
-        ctx.onShowReach && o.reach_id ? [" ", h("button", { type: "button", class: "link-btn", onclick: () => ctx.onShowReach(o.reach_id) }, "Show on map")] : null),
+        ctx.onShowReach && o.reach_id ? [" ", h("button", { type: "button", class: "link-btn show-on-map", onclick: () => ctx.onShowReach(o.reach_id) }, "Show on map")] : null),
       cc.length ? h("p", { class: "small strong" }, "Construction-related: ", cc.join(", ")) : null));
   } else {
     ds.appendChild(h("p", { class: "small", "data-testid": "first-impaired" }, "No impaired water found downstream within the trace limit."));

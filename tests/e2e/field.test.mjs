@@ -287,6 +287,24 @@ for (const [label, viewport] of SIZES) {
       await page.waitForFunction(() => /3\.43 mi downstream/.test(document.querySelector('[data-testid="first-impaired"]').textContent));
     });
 
+    test("a drawn check prints with the town and the law on top, without buttons or raw fact keys", async () => {
+      await upload("plan-a.geojson", plan(0));
+      await page.emulateMedia({ media: "print" });
+      try {
+        const head = page.locator('[data-testid="report"] [data-testid="print-head"]');
+        assert.equal(await head.isVisible(), true);
+        assert.match(await head.textContent(), /^Town of Clay.* · Town of Clay Local Law 2 of 2008/);
+        const buttons = await page.$$eval("#report-card button, #report-card .button", (els) => els
+          .filter((e) => e.offsetParent !== null && !(e.classList.contains("link-btn") && !e.classList.contains("show-on-map")))
+          .map((e) => e.textContent));
+        assert.deepEqual(buttons, [], "no buttons on paper");
+        assert.equal(await page.locator('[data-testid="report"] .finding-facts').first().isVisible(), false, "no raw fact keys on paper");
+        assert.equal(await page.locator('[data-testid="summary"]').isVisible(), true, "the summary prints on top");
+      } finally {
+        await page.emulateMedia({ media: "screen" });
+      }
+    });
+
     test("category and TMDL status as the data say, with their conflict flagged", async () => {
       await page.evaluate(() => window.outfall.openSite("S06"));
       await page.waitForFunction(() => window.outfall.state.current && window.outfall.state.current.id === "S06" && document.querySelector('[data-testid="listed-waters"]'));
