@@ -1,8 +1,8 @@
 // Outfall web viewer: wires the map, the side panel and the API together.
-import { api, fetchJSON, checkQuery, uploadHeaders } from "./api.js";
+import { api, fetchJSON } from "./api.js";
 import {
   maplibregl, createMap, addOutfallLayers, buildLegend, fitBbox, fitFrame, setSiteRisk, showSelection, clearSelection,
-  siteBboxFromData, geojsonBbox, validBbox, toFC, parcelIdOf, contextBbox,
+  siteBboxFromData, geojsonBbox, validBbox, parcelIdOf, contextBbox,
 } from "./map.js";
 import { renderSites, sortSites, renderReport, renderError, h, BADGE_KEY, mapLegendEl } from "./panel.js";
 import { PolygonDraw } from "./draw.js";
@@ -16,6 +16,8 @@ import { tooltipFor } from "./tooltip.js";
 import { setupPlanFacts } from "./plan-facts.js";
 import { precheck, advice, refusalTitle } from "./upload-check.js";
 import { getUnits, setUnits } from "./dom.js";
+import { linkText, serverGeometry, geometryOf } from "./plan-io.js";
+import { setupPrinting } from "./printing.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -444,7 +446,7 @@ async function runCheck(upload, drawn, linkData) {
     onClose: closeReport,
     onShowReach: showReach,
   });
-  const geometry = drawn || (await serverGeometry(upload));
+  const geometry = drawn || (await serverGeometry(upload, outfall.warnings));
   if (token !== state.token) return;
   const shown = showSelection(state.map, { report, flowlinesFC: state.layers.data.flowlines, geometry });
   if (!fitFrame(state.map, report.frame_bbox)) {
@@ -463,34 +465,6 @@ async function runCheck(upload, drawn, linkData) {
   focusReport();
   outfall.lastReport = report;
   planFacts.checked(report);
-}
-
-/** The GeoJSON text of an upload for its permalink, or null when it is not GeoJSON. */
-function linkText(upload) {
-  if (upload.crs) return null;
-  if (typeof upload.body === "string") return upload.body;
-  if (!/json/.test(upload.contentType || "")) return null;
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(upload.body);
-  } catch {
-    return null;
-  }
-}
-
-/** The upload's disturbance in WGS84 as the server read it (its GeoJSON export), or null. */
-async function serverGeometry(upload) {
-  try {
-    const fc = await fetchJSON(`/check/export.geojson${checkQuery(upload)}`, {
-      method: "POST",
-      body: upload.body,
-      headers: uploadHeaders(upload),
-      timeoutMs: 60000,
-    });
-    return fc && Array.isArray(fc.features) && fc.features.length ? fc : null;
-  } catch (err) {
-    outfall.warnings.push(`upload geometry: ${err.message}`);
-    return null;
-  }
 }
 
 // ---------------------------------------------------------------- CRS picker
@@ -628,23 +602,6 @@ function setupDraw(map) {
   cancel.addEventListener("click", () => draw.cancel());
 }
 
-/** The lon/lat geometry of an upload, for the map before the answer; null when not GeoJSON. */
-function geometryOf(text) {
-  try {
-    const parsed = JSON.parse(text);
-    if (parsed && (parsed.type === "Feature" || parsed.type === "FeatureCollection" || parsed.coordinates)) {
-      const g = toFC(parsed);
-      const b = geojsonBbox(g);
-      // Projected coordinates (a State Plane CAD export) are not drawn before the answer.
-      const lonLat = b && b[0] >= -180 && b[2] <= 180 && b[1] >= -90 && b[3] <= 90;
-      return lonLat ? g : null;
-    }
-  } catch {
-    /* the server explains */
-  }
-  return null;
-}
-
 // ---------------------------------------------------------------- upload
 /** The media type the server expects for a file, by its extension (browsers often leave it blank). */
 function uploadType(file) {
@@ -688,29 +645,7 @@ function setupUpload() {
   setupCrsForm();
 }
 
-// Printing the panel (a parcel or a drawn check): a picture of the map with its legend on
-// top, every collapsed section open, then everything as it was.
-let printOpened = [];
-let printMap = null;
-window.addEventListener("beforeprint", () => {
-  // Every folded section opens on paper, except the raw facts behind each finding.
-  printOpened = [...document.querySelectorAll("#report details:not([open]):not(.finding-facts)")];
-  printOpened.forEach((d) => (d.open = true));
-  const report = $("report");
-  if (state.map && state.current && report) {
-    try {
-      const img = h("img", { src: state.map.getCanvas().toDataURL("image/png"), alt: "Map of the report" });
-      printMap = h("figure", { class: "print-only print-map", "data-testid": "print-map" }, img, mapLegendEl());
-      report.insertBefore(printMap, report.querySelector(".receiving"));
-    } catch { /* a tainted canvas: print without the map */ }
-  }
-});
-window.addEventListener("afterprint", () => {
-  printOpened.forEach((d) => (d.open = false));
-  printOpened = [];
-  if (printMap) printMap.remove();
-  printMap = null;
-});
+setupPrinting(state, mapLegendEl);
 
 init().catch((err) => {
   // Last-resort guard: show the problem instead of an uncaught rejection.

@@ -277,43 +277,10 @@ export function renderReport(container, report, ctx = {}) {
   container.appendChild(receivingEl(report));
 
   // 2. Conditions with reasons and clauses, then the requirements that follow from them.
-  const byCond = new Map(CONDITION_ROWS.map((c) => [c.key, []]));
-  const requirements = [];
-  for (const f of findings) {
-    const k = findingCondition(f.rule);
-    if (k) byCond.get(k).push(f);
-    else requirements.push(f);
-  }
-  const condSec = h("section", { class: "conditions", "aria-labelledby": "cond-h" }, h("h3", { id: "cond-h" }, "Conditions"));
-  const list = h("div", { class: "cond-list", "data-testid": "conditions" });
-  for (const c of CONDITION_ROWS) {
-    if (c.optional && !(c.key in conds) && !byCond.get(c.key).length) continue;
-    list.appendChild(conditionRow(c, conds[c.key], byCond.get(c.key)));
-  }
-  condSec.appendChild(list);
-  container.appendChild(condSec);
-  if (requirements.length) {
-    container.appendChild(h("section", { class: "requirements", "aria-labelledby": "req-h" },
-      h("h3", { id: "req-h" }, "Requirements"),
-      h("div", { class: "req-list", "data-testid": "requirements" },
-        requirements.map((f) => findingEl(f, requirementSpec(f.rule))))));
-  }
+  for (const el of conditionsEls(conds, findings)) container.appendChild(el);
 
   // 3. Acres.
-  const acres = h("section", { class: "acres", "aria-labelledby": "ac-h" }, h("h3", { id: "ac-h" }, "Disturbed area"),
-    h("dl", { class: "kv" },
-      h("dt", {}, "Total disturbed"), h("dd", { "data-testid": "total-acres" }, fmtAcres(dist.total_acres)),
-      h("dt", {}, "Peak at one time"), h("dd", { "data-testid": "peak-acres" }, fmtAcres(dist.peak_acres), dist.peak_date ? ` on ${dist.peak_date}` : ""),
-      Number(dist.outside_parcels_acres) > 0 ? [h("dt", {}, "Outside listed parcels"), h("dd", {}, fmtAcres(dist.outside_parcels_acres))] : null,
-    ));
-  const phases = Array.isArray(dist.phases) ? dist.phases : [];
-  if (phases.length) {
-    acres.appendChild(h("table", { class: "compact", "data-testid": "phases" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Phase"), h("th", { scope: "col" }, "Acres"), h("th", { scope: "col" }, "Start"), h("th", { scope: "col" }, "End"))),
-      h("tbody", {}, phases.map((p) => h("tr", {}, h("td", {}, String(p.phase ?? "")), h("td", {}, fmtAcres(p.acres)), h("td", {}, p.start || "–"), h("td", {}, p.end || "open")))),
-    ));
-  }
-  container.appendChild(acres);
+  container.appendChild(acresEl(dist));
 
   // 4. Downstream, then the listed waters with their category and TMDL status.
   container.appendChild(downstreamEl(report, ctx));
@@ -334,20 +301,65 @@ export function renderReport(container, report, ctx = {}) {
   if (facts.length) {
     container.appendChild(h("details", { class: "facts", "data-testid": "site-facts" }, h("summary", {}, "Site facts"), h("dl", { class: "kv" }, facts)));
   }
-  const layers = report.data && Array.isArray(report.data.layers) ? report.data.layers : [];
-  const problems = report.data && Array.isArray(report.data.problems) ? report.data.problems : [];
-  if (layers.length) {
-    const dd = report.data;
-    container.appendChild(h("details", { class: "provenance" }, h("summary", {}, "Data used", dd.generated ? ` (generated ${dd.generated})` : ""),
-      dd.law ? h("p", { class: "small" }, dd.law) : null,
-      dd.data_set ? h("p", { class: "small" }, dd.data_set, dd.outfall_version ? ` · Outfall ${dd.outfall_version}` : "") : null,
-      problems.length ? h("p", { class: "small" }, `${problems.length} data problem${problems.length > 1 ? "s" : ""} while loading: `,
-        problems.slice(0, 5).map((p) => `${p.path} ${p.feature}: ${p.reason}`).join("; ")) : null,
-      h("table", { class: "compact" }, h("tbody", {}, layers.map((l) =>
-        h("tr", {}, h("td", {}, l.role || ""), h("td", {}, l.path || ""), h("td", {}, l.features != null ? String(l.features) : ""),
-          h("td", { class: "mono", title: l.sha256 || "" }, (l.sha256 || "").slice(0, 12))))))));
-  }
+  const provenance = provenanceEl(report.data);
+  if (provenance) container.appendChild(provenance);
   container.appendChild(reviewEl());
+}
+
+/** The condition rows, each with the findings that explain it, then the requirements. */
+function conditionsEls(conds, findings) {
+  const byCond = new Map(CONDITION_ROWS.map((c) => [c.key, []]));
+  const requirements = [];
+  for (const f of findings) {
+    const k = findingCondition(f.rule);
+    if (k) byCond.get(k).push(f);
+    else requirements.push(f);
+  }
+  const condSec = h("section", { class: "conditions", "aria-labelledby": "cond-h" }, h("h3", { id: "cond-h" }, "Conditions"));
+  const list = h("div", { class: "cond-list", "data-testid": "conditions" });
+  for (const c of CONDITION_ROWS) {
+    if (c.optional && !(c.key in conds) && !byCond.get(c.key).length) continue;
+    list.appendChild(conditionRow(c, conds[c.key], byCond.get(c.key)));
+  }
+  condSec.appendChild(list);
+  if (!requirements.length) return [condSec];
+  return [condSec, h("section", { class: "requirements", "aria-labelledby": "req-h" },
+    h("h3", { id: "req-h" }, "Requirements"),
+    h("div", { class: "req-list", "data-testid": "requirements" },
+      requirements.map((f) => findingEl(f, requirementSpec(f.rule)))))];
+}
+
+/** The disturbed area: total, peak at one time, outside the listed parcels, each phase. */
+function acresEl(dist) {
+  const acres = h("section", { class: "acres", "aria-labelledby": "ac-h" }, h("h3", { id: "ac-h" }, "Disturbed area"),
+    h("dl", { class: "kv" },
+      h("dt", {}, "Total disturbed"), h("dd", { "data-testid": "total-acres" }, fmtAcres(dist.total_acres)),
+      h("dt", {}, "Peak at one time"), h("dd", { "data-testid": "peak-acres" }, fmtAcres(dist.peak_acres), dist.peak_date ? ` on ${dist.peak_date}` : ""),
+      Number(dist.outside_parcels_acres) > 0 ? [h("dt", {}, "Outside listed parcels"), h("dd", {}, fmtAcres(dist.outside_parcels_acres))] : null,
+    ));
+  const phases = Array.isArray(dist.phases) ? dist.phases : [];
+  if (phases.length) {
+    acres.appendChild(h("table", { class: "compact", "data-testid": "phases" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Phase"), h("th", { scope: "col" }, "Acres"), h("th", { scope: "col" }, "Start"), h("th", { scope: "col" }, "End"))),
+      h("tbody", {}, phases.map((p) => h("tr", {}, h("td", {}, String(p.phase ?? "")), h("td", {}, fmtAcres(p.acres)), h("td", {}, p.start || "–"), h("td", {}, p.end || "open")))),
+    ));
+  }
+  return acres;
+}
+
+/** Where the report's data came from: the law, the data set, each layer's file and hash. */
+function provenanceEl(dd) {
+  const layers = dd && Array.isArray(dd.layers) ? dd.layers : [];
+  const problems = dd && Array.isArray(dd.problems) ? dd.problems : [];
+  if (!layers.length) return null;
+  return h("details", { class: "provenance" }, h("summary", {}, "Data used", dd.generated ? ` (generated ${dd.generated})` : ""),
+    dd.law ? h("p", { class: "small" }, dd.law) : null,
+    dd.data_set ? h("p", { class: "small" }, dd.data_set, dd.outfall_version ? ` · Outfall ${dd.outfall_version}` : "") : null,
+    problems.length ? h("p", { class: "small" }, `${problems.length} data problem${problems.length > 1 ? "s" : ""} while loading: `,
+      problems.slice(0, 5).map((p) => `${p.path} ${p.feature}: ${p.reason}`).join("; ")) : null,
+    h("table", { class: "compact" }, h("tbody", {}, layers.map((l) =>
+      h("tr", {}, h("td", {}, l.role || ""), h("td", {}, l.path || ""), h("td", {}, l.features != null ? String(l.features) : ""),
+        h("td", { class: "mono", title: l.sha256 || "" }, (l.sha256 || "").slice(0, 12)))))));
 }
 
 /** The printed map's legend: what the report's map draws, in words. */

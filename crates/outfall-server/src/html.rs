@@ -34,6 +34,15 @@ struct Inset {
     scale: f64,
 }
 
+impl crate::inset_labels::ToPx for Inset {
+    fn to_px(&self, c: Coord<f64>) -> (f64, f64) {
+        self.px(c)
+    }
+    fn size_px(&self) -> f64 {
+        INSET_PX
+    }
+}
+
 impl Inset {
     /// A square view around the bbox with a margin; the frame is centred on the bbox, so the
     /// centre is (0, 0) in metres.
@@ -233,6 +242,7 @@ fn inset_svg(st: &AppState, r: &Report) -> String {
         )
         .ok();
     }
+    svg.push_str(&crate::inset_labels::labels(cat, &inset, view));
     outfall_and_scale(&mut svg, &inset, r);
     svg.push_str(&inset_legend(r, has_roads));
     svg

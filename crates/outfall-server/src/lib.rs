@@ -9,6 +9,7 @@ mod gate;
 mod geojson_write;
 mod html;
 mod html_summary;
+mod inset_labels;
 mod inspections;
 mod limits;
 mod live;
