@@ -661,8 +661,14 @@ async fn post_check_reads_the_typed_record_and_refuses_unknown_codes() {
 async fn the_printed_report_starts_with_the_answer_and_labels_its_map() {
     let text = get("/sites/S06/report.html").await.text();
     let summary = text.find("class=\"summary\"").expect("a summary");
-    assert!(summary < text.find("<h2>Receiving waters</h2>").unwrap(), "the summary comes first");
-    assert!(text.contains("<td data-summary=\"a\"><strong>yes</strong>"), "{text}");
+    assert!(
+        summary < text.find("<h2>Receiving waters</h2>").unwrap(),
+        "the summary comes first"
+    );
+    assert!(
+        text.contains("<td data-summary=\"a\"><strong>yes</strong>"),
+        "{text}"
+    );
     assert!(text.contains("Sawmill Creek (outfall point given by the applicant)"));
     assert!(text.contains("Onondaga Lake, northern end</strong> · PWL 0702-0003"));
     assert!(text.contains("category 5: impaired"));
@@ -670,12 +676,22 @@ async fn the_printed_report_starts_with_the_answer_and_labels_its_map() {
     // The northern end lies in the phosphorus TMDL's watershed; the outlet's water past it.
     let north = &text[text.find("data-pwl-id=\"0702-0003\"").unwrap()..];
     let row = &north[..north.find("</tr>").unwrap()];
-    assert!(row.contains("Onondaga Lake phosphorus TMDL (2012) (phosphorus)"), "{row}");
-    assert!(row.contains("the list says a TMDL is still needed (category 5), yet one covers this water"));
+    assert!(
+        row.contains("Onondaga Lake phosphorus TMDL (2012) (phosphorus)"),
+        "{row}"
+    );
+    assert!(row
+        .contains("the list says a TMDL is still needed (category 5), yet one covers this water"));
     let outlet = &text[text.find("data-pwl-id=\"0702-0020\"").unwrap()..];
     assert!(outlet[..outlet.find("</tr>").unwrap()].contains("none recorded"));
-    assert!(text.contains("data-kind=\"stream\" data-label=\"Sawmill Creek\""), "the stream is named on the inset");
-    assert!(text.contains("data-kind=\"street\" data-label=\""), "streets are named on the inset");
+    assert!(
+        text.contains("data-kind=\"stream\" data-label=\"Sawmill Creek\""),
+        "the stream is named on the inset"
+    );
+    assert!(
+        text.contains("data-kind=\"street\" data-label=\""),
+        "streets are named on the inset"
+    );
     for id in state().reports.keys() {
         let page = get(&format!("/sites/{id}/report.html")).await.text();
         assert!(!page.contains("-0.00"), "{id}");
@@ -695,9 +711,30 @@ async fn search_finds_pwl_ids_loose_parcel_ids_and_sites_by_their_own_street() {
         assert_eq!(first(&r)["id"], "055.-01-07.0", "{q}: {r}");
     }
     let other = get("/search?q=Buckley%20Rd").await.json();
-    assert!(!other["results"].as_array().unwrap().iter().any(|r| r["kind"] == "site"), "{other}");
+    assert!(
+        !other["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["kind"] == "site"),
+        "{other}"
+    );
     let own = get("/search?q=Bear%20Rd").await.json();
-    assert!(own["results"].as_array().unwrap().iter().any(|r| r["id"] == "S06"), "{own}");
+    assert!(
+        own["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == "S06"),
+        "{own}"
+    );
     let by_name = get("/search?q=Buckley").await.json();
-    assert!(by_name["results"].as_array().unwrap().iter().any(|r| r["id"] == "S06"), "a name still finds its site");
+    assert!(
+        by_name["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == "S06"),
+        "a name still finds its site"
+    );
 }

@@ -102,16 +102,18 @@ pub fn names_street(query: &str) -> bool {
 /// joined by '-' (a tax map number: section, block, lot).
 pub fn parcel_key(text: &str) -> Option<String> {
     let text = text.trim();
-    if !text.contains('-') || !text.chars().all(|c| c.is_ascii_digit() || c == '-' || c == '.') {
+    if !text.contains('-')
+        || !text
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '-' || c == '.')
+    {
         return None;
     }
     let parts: Option<Vec<String>> = text
         .split('-')
         .map(|part| {
-            let mut pieces: Vec<&str> = part
-                .split('.')
-                .map(|p| p.trim_start_matches('0'))
-                .collect();
+            let mut pieces: Vec<&str> =
+                part.split('.').map(|p| p.trim_start_matches('0')).collect();
             while pieces.len() > 1 && pieces.last().is_some_and(|p| p.is_empty()) {
                 pieces.pop();
             }

@@ -43,11 +43,7 @@ fn condition_a_line(f: Option<&Finding>) -> String {
             return format!("needs {m}.");
         }
     }
-    let end = f
-        .reason
-        .find(". ")
-        .map(|i| i + 1)
-        .unwrap_or(f.reason.len());
+    let end = f.reason.find(". ").map(|i| i + 1).unwrap_or(f.reason.len());
     f.reason[..end].to_string()
 }
 
@@ -74,7 +70,8 @@ fn first_impaired(r: &Report) -> String {
 
 /// The summary box, printed before the detail.
 pub(crate) fn summary(r: &Report) -> String {
-    let mut h = String::from("<section class=\"summary\" aria-label=\"Summary\"><h2>Summary</h2><table>");
+    let mut h =
+        String::from("<section class=\"summary\" aria-label=\"Summary\"><h2>Summary</h2><table>");
     let a = finding(r, RuleId::ConditionA);
     write!(
         h,
@@ -86,7 +83,10 @@ pub(crate) fn summary(r: &Report) -> String {
     write!(
         h,
         "<tr><th>First receiving water</th><td data-summary=\"receiving\">{} ({})</td></tr>",
-        esc(r.receiving_water_names.first().map_or("none found", String::as_str)),
+        esc(r
+            .receiving_water_names
+            .first()
+            .map_or("none found", String::as_str)),
         entry_words(&r.entry.rule)
     )
     .ok();
@@ -100,13 +100,19 @@ pub(crate) fn summary(r: &Report) -> String {
         (RuleId::SwpppRequired, "SWPPP"),
         (RuleId::SwpppFull, "post-construction controls in the SWPPP"),
         (RuleId::SwpppPreparer, "SWPPP by a licensed professional"),
-        (RuleId::Inspections, "inspections every 7 days and after 0.5 in storms"),
+        (
+            RuleId::Inspections,
+            "inspections every 7 days and after 0.5 in storms",
+        ),
     ];
     let words: Vec<String> = duties
         .iter()
         .filter_map(|(rule, label)| {
             let f = finding(r, *rule)?;
-            Some(format!("{label}: {}", tri(f.met, "required", "not required")))
+            Some(format!(
+                "{label}: {}",
+                tri(f.met, "required", "not required")
+            ))
         })
         .collect();
     h.push_str(&esc(&words.join(" · ")));

@@ -30,7 +30,10 @@ fn anchor(g: &Geometry<f64>, inset: &dyn ToPx) -> Option<(f64, (f64, f64))> {
             run.push(p);
             continue;
         }
-        let len: f64 = run.windows(2).map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1)).sum();
+        let len: f64 = run
+            .windows(2)
+            .map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1))
+            .sum();
         if len > 30.0 && best.is_none_or(|(l, _)| len > l) {
             best = Some((len, run[run.len() / 2]));
         }
@@ -43,7 +46,11 @@ fn anchor(g: &Geometry<f64>, inset: &dyn ToPx) -> Option<(f64, (f64, f64))> {
 pub(crate) fn labels(cat: &outfall_core::Catalog, inset: &dyn ToPx, view: Rect<f64>) -> String {
     let mut out = String::new();
     for (role, kind, style) in [
-        (Role::Flowlines, "stream", "fill=\"#0b4f96\" font-style=\"italic\" font-weight=\"600\""),
+        (
+            Role::Flowlines,
+            "stream",
+            "fill=\"#0b4f96\" font-style=\"italic\" font-weight=\"600\"",
+        ),
         (Role::Basemap, "street", "fill=\"#5a5246\""),
     ] {
         let mut by_name: HashMap<String, (f64, (f64, f64))> = HashMap::new();

@@ -204,7 +204,11 @@ pub async fn search(
     for r in st.reports.values() {
         let name = r.site.name.as_deref().unwrap_or("");
         let address = r.site.address.as_deref().unwrap_or("");
-        let texts: &[&str] = if street { &[address] } else { &[&r.site.id, name, address] };
+        let texts: &[&str] = if street {
+            &[address]
+        } else {
+            &[&r.site.id, name, address]
+        };
         if let Some(m) = best(texts) {
             let label = format!("{} — {}", r.site.id, name);
             hits.push((
@@ -232,7 +236,9 @@ pub async fn search(
             }
             // A PWL ID ("0702-0001") finds the segment's water by the layer's join field.
             let pwl = layer.text(f, layer.config.join_field.as_deref());
-            if let Some(pwl) = pwl.filter(|p| rank(&query, p) == Some(outfall_core::search::Match::Exact)) {
+            if let Some(pwl) =
+                pwl.filter(|p| rank(&query, p) == Some(outfall_core::search::Match::Exact))
+            {
                 if seen.insert(format!("pwl {pwl}")) {
                     let label = format!("PWL {pwl} — {}", layer.name_of(f).unwrap_or_default());
                     hits.push((outfall_core::search::Match::Exact, 1, label.clone(), json!({"kind": "water", "id": f.id, "label": label, "pwl_id": pwl, "bbox": bbox(&f.geometry)})));

@@ -219,7 +219,9 @@ fn outfall_feature(
     }
     let given = site.get("outfall").is_some_and(|v| !v.is_null());
     if let (true, Some((id, _))) = (given, point) {
-        return refuse(format!("the outfall is given twice: by site.outfall and by the point feature {id}; keep one"));
+        return refuse(format!(
+            "the outfall is given twice: by site.outfall and by the point feature {id}; keep one"
+        ));
     }
     Ok((areas, point.map(|(_, p)| p)))
 }
