@@ -315,7 +315,7 @@ for (const [label, viewport] of SIZES) {
       assert.match(await north.locator('[data-testid="tmdl-status"]').textContent(), /Onondaga Lake phosphorus TMDL \(2012\) \(phosphorus\)/);
       const flag = page.locator('[data-testid="listed-waters"] [data-testid="tmdl-conflict"]');
       assert.equal(await flag.count(), 1, "one listed water is both category 5 and inside the TMDL's watershed");
-      assert.match(await flag.textContent(), /List and TMDL disagree.*2012 list puts Onondaga Lake, northern end in category 5.*phosphorus, not one of the listed causes/);
+      assert.match(await flag.textContent(), /List and TMDL disagree.*2012 list puts Onondaga Lake, northern end in category 5.*\(phosphorus\), not one of the listed causes/);
       // The outlet's own water lies past the TMDL's outlet: no TMDL, no flag.
       const outlet = page.locator('[data-testid="listed-water"][data-pwl-id="0702-0020"]');
       assert.equal(await outlet.locator('[data-testid="tmdl-status"]').textContent(), "none recorded");
