@@ -653,3 +653,88 @@ async fn post_check_reads_the_typed_record_and_refuses_unknown_codes() {
     .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text());
 }
+
+/// Issue 23: the printed report starts with its one-glance summary, shows each listed water's
+/// TMDL (flagging category 5 inside a TMDL's watershed), names the streams and streets on its
+/// inset map, and never prints "-0.00 ac".
+#[tokio::test]
+async fn the_printed_report_starts_with_the_answer_and_labels_its_map() {
+    let text = get("/sites/S06/report.html").await.text();
+    let summary = text.find("class=\"summary\"").expect("a summary");
+    assert!(
+        summary < text.find("<h2>Receiving waters</h2>").unwrap(),
+        "the summary comes first"
+    );
+    assert!(
+        text.contains("<td data-summary=\"a\"><strong>yes</strong>"),
+        "{text}"
+    );
+    assert!(text.contains("Sawmill Creek (outfall point given by the applicant)"));
+    assert!(text.contains("Onondaga Lake, northern end</strong> · PWL 0702-0003"));
+    assert!(text.contains("category 5: impaired"));
+    assert!(text.contains("SWPPP: required"));
+    // The northern end lies in the phosphorus TMDL's watershed; the outlet's water past it.
+    let north = &text[text.find("data-pwl-id=\"0702-0003\"").unwrap()..];
+    let row = &north[..north.find("</tr>").unwrap()];
+    assert!(
+        row.contains("Onondaga Lake phosphorus TMDL (2012) (phosphorus)"),
+        "{row}"
+    );
+    assert!(row
+        .contains("the list says a TMDL is still needed (category 5), yet one covers this water"));
+    let outlet = &text[text.find("data-pwl-id=\"0702-0020\"").unwrap()..];
+    assert!(outlet[..outlet.find("</tr>").unwrap()].contains("none recorded"));
+    assert!(
+        text.contains("data-kind=\"stream\" data-label=\"Sawmill Creek\""),
+        "the stream is named on the inset"
+    );
+    assert!(
+        text.contains("data-kind=\"street\" data-label=\""),
+        "streets are named on the inset"
+    );
+    for id in state().reports.keys() {
+        let page = get(&format!("/sites/{id}/report.html")).await.text();
+        assert!(!page.contains("-0.00"), "{id}");
+    }
+}
+
+/// Issue 23: search finds a PWL ID and a loosely typed parcel id, and no site by a street
+/// that is not its own (S06, "Buckley Road self-storage", lies on Bear Rd).
+#[tokio::test]
+async fn search_finds_pwl_ids_loose_parcel_ids_and_sites_by_their_own_street() {
+    let first = |v: &Value| v["results"][0].clone();
+    let pwl = get("/search?q=0702-0001").await.json();
+    assert_eq!(first(&pwl)["kind"], "water");
+    assert_eq!(first(&pwl)["pwl_id"], "0702-0001");
+    for q in ["055-01-07", "55.-1-7"] {
+        let r = get(&format!("/search?q={q}")).await.json();
+        assert_eq!(first(&r)["id"], "055.-01-07.0", "{q}: {r}");
+    }
+    let other = get("/search?q=Buckley%20Rd").await.json();
+    assert!(
+        !other["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["kind"] == "site"),
+        "{other}"
+    );
+    let own = get("/search?q=Bear%20Rd").await.json();
+    assert!(
+        own["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == "S06"),
+        "{own}"
+    );
+    let by_name = get("/search?q=Buckley").await.json();
+    assert!(
+        by_name["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == "S06"),
+        "a name still finds its site"
+    );
+}

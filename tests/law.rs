@@ -164,6 +164,7 @@ fn tmdl(stormwater: bool, distance_m: f64) -> TmdlWatershed {
         stormwater_source: Some(stormwater),
         via: Some("reach R9".into()),
         distance_m: Some(distance_m),
+        outlet_reach: None,
     }
 }
 

@@ -330,7 +330,7 @@ async fn a_site_exports_as_a_zipped_shapefile_that_reads_back_and_rechecks_the_s
     assert!(r.headers[header::CONTENT_DISPOSITION]
         .to_str()
         .unwrap()
-        .contains("S03.zip"));
+        .contains("S03-disturbance.zip"));
     let members = unzip(&r.body);
     let names: Vec<&str> = members.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
@@ -643,5 +643,111 @@ async fn a_geopackage_over_the_feature_limit_is_refused_by_it() {
             .contains("more than 1000 features; at most 1000 are accepted in one check"),
         "{}",
         r.detail()
+    );
+}
+
+/// A plan near S06 of the demo with extra features (issue 23): `extra` is added to its one
+/// polygon, `site` becomes the collection's `site` member.
+fn plan_with(extra: Vec<Value>, site: Option<Value>) -> Vec<u8> {
+    let ring = serde_json::json!([[
+        [-76.2, 43.14],
+        [-76.198, 43.14],
+        [-76.198, 43.1412],
+        [-76.2, 43.1412],
+        [-76.2, 43.14]
+    ]]);
+    let mut features = vec![
+        serde_json::json!({"type": "Feature", "properties": {}, "geometry": {"type": "Polygon", "coordinates": ring}}),
+    ];
+    features.extend(extra);
+    let mut doc = serde_json::json!({"type": "FeatureCollection", "features": features});
+    if let Some(s) = site {
+        doc["site"] = s;
+    }
+    serde_json::to_vec(&doc).unwrap()
+}
+
+fn point(id: &str, lon: f64, lat: f64) -> Value {
+    serde_json::json!({"type": "Feature", "id": id, "properties": {}, "geometry": {"type": "Point", "coordinates": [lon, lat]}})
+}
+
+#[tokio::test]
+async fn a_point_feature_is_the_outfall_and_nothing_is_dropped_silently() {
+    // Without a point the water is assumed; with S06's outfall as a Point it is the outfall's.
+    let plain = post("/check", "application/geo+json", plan_with(vec![], None)).await;
+    assert_eq!(plain.json()["entry"]["rule"], "nearest");
+    let r = post(
+        "/check",
+        "application/geo+json",
+        plan_with(vec![point("out", -76.195, 43.1392)], None),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.detail());
+    let rep = r.json();
+    assert_eq!(rep["entry"]["rule"], "outfall_point");
+    assert_eq!(
+        rep["entry"]["outfall"],
+        serde_json::json!([-76.195, 43.1392])
+    );
+    assert_eq!(
+        rep["receiving_water_names"],
+        serde_json::json!(["Sawmill Creek"])
+    );
+    // The same from site.outfall.
+    let by_site = post(
+        "/check",
+        "application/geo+json",
+        plan_with(
+            vec![],
+            Some(serde_json::json!({"outfall": "-76.195,43.1392"})),
+        ),
+    )
+    .await;
+    assert_eq!(by_site.json()["entry"]["rule"], "outfall_point");
+
+    // Two outfalls, two points, or a line: refused by name, never ignored.
+    let twice = post(
+        "/check",
+        "application/geo+json",
+        plan_with(
+            vec![point("out", -76.195, 43.1392)],
+            Some(serde_json::json!({"outfall": "-76.195,43.1392"})),
+        ),
+    )
+    .await;
+    assert_eq!(twice.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        twice.detail().contains("the outfall is given twice"),
+        "{}",
+        twice.detail()
+    );
+    let two = post(
+        "/check",
+        "application/geo+json",
+        plan_with(
+            vec![point("a", -76.195, 43.1392), point("b", -76.196, 43.1392)],
+            None,
+        ),
+    )
+    .await;
+    assert_eq!(two.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        two.detail().contains("features a and b are both points"),
+        "{}",
+        two.detail()
+    );
+    let line = serde_json::json!({"type": "Feature", "id": "ditch", "properties": {}, "geometry": {"type": "LineString", "coordinates": [[-76.2, 43.14], [-76.19, 43.14]]}});
+    let l = post(
+        "/check",
+        "application/geo+json",
+        plan_with(vec![line], None),
+    )
+    .await;
+    assert_eq!(l.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        l.detail()
+            .contains("feature ditch: a line is neither a disturbed area"),
+        "{}",
+        l.detail()
     );
 }

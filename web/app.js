@@ -1,15 +1,23 @@
 // Outfall web viewer: wires the map, the side panel and the API together.
-import { api, fetchJSON, checkQuery, uploadHeaders } from "./api.js";
+import { api, fetchJSON } from "./api.js";
 import {
   maplibregl, createMap, addOutfallLayers, buildLegend, fitBbox, fitFrame, setSiteRisk, showSelection, clearSelection,
-  siteBboxFromData, geojsonBbox, validBbox, toFC, parcelIdOf, contextBbox,
+  siteBboxFromData, geojsonBbox, validBbox, parcelIdOf, contextBbox,
 } from "./map.js";
-import { renderSites, sortSites, renderSearchResults, renderReport, renderError, h, BADGE_KEY, mapLegendEl } from "./panel.js";
+import { renderSites, sortSites, renderReport, renderError, h, BADGE_KEY, mapLegendEl } from "./panel.js";
 import { PolygonDraw } from "./draw.js";
 import { linkFor, readLink, encodeCheck, decodeCheck } from "./permalink.js";
 import { mountInspections } from "./inspections.js";
 import { setupOfficer } from "./officer.js";
 import { codeWords } from "./words.js";
+import { setupOutfallPick } from "./outfall-pick.js";
+import { setupSearch } from "./search.js";
+import { tooltipFor } from "./tooltip.js";
+import { setupPlanFacts } from "./plan-facts.js";
+import { precheck, advice, refusalTitle } from "./upload-check.js";
+import { getUnits, setUnits } from "./dom.js";
+import { linkText, serverGeometry, geometryOf } from "./plan-io.js";
+import { setupPrinting } from "./printing.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -35,6 +43,12 @@ const outfall = {
   openSite: (id) => openSite(id),
   closeReport: () => closeReport(),
   openParcel: (id) => openParcel(id),
+  // After an officer's write: the list, its counts, the map's symbols and the open report.
+  refresh: async (id) => {
+    await Promise.all([loadSites(), loadRisk()]);
+    const cur = state.current;
+    if (id != null && cur && cur.source === "site" && String(cur.id) === String(id)) await openSite(id);
+  },
   parcelIdOf,
 };
 window.outfall = outfall;
@@ -82,11 +96,19 @@ async function init() {
   outfall.sources = layers.sourceIds;
   outfall.warnings.push(...layers.warnings);
   buildLegend(map, $("legend"), layers.labels, layers.phases);
+  setupUnits(map);
   setupMapInteraction(map);
   setupDraw(map);
-  setupSearch();
+  setupSearch({ state, openSite, openParcel, showCard });
   setupSites();
   setupUpload();
+  planFacts = setupPlanFacts({ outfall, linkText, runCheck: (upload) => runCheck(upload, null), startDraw: () => $("draw-start").click() });
+  setupOutfallPick({
+    map, outfall, linkText,
+    current: () => (state.current && state.current.source === "check" ? state.current : null),
+    runCheck: (upload) => runCheck(upload, null),
+    setHint: (text) => { $("draw-hint").hidden = !text; $("draw-hint").textContent = text; },
+  });
   mountInspections($("panel"), { openSite: (id) => openSite(id) });
 
   await Promise.all([loadSites(), loadRisk()]);
@@ -113,11 +135,15 @@ async function loadRisk() {
 // a link or a reload reopens it; Back closes it or returns to the one before.
 let applyingLink = false;
 
-function setLink(hash) {
+/** Point the address bar at what is on screen; `replace` rewrites the current entry (the
+ * empty link a check in progress left) instead of adding one to the history. */
+function setLink(hash, replace = false) {
   if (applyingLink) return;
   const want = hash ? `#${hash}` : "";
   if ((location.hash || "") === want) return;
-  history.pushState(null, "", want || location.pathname + location.search);
+  const url = want || location.pathname + location.search;
+  if (replace) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
 }
 
 async function openFromLink() {
@@ -194,6 +220,28 @@ function drawSites() {
 }
 
 // ---------------------------------------------------------------- reports
+let planFacts = null;
+let shown = null; // the report on screen and how it was drawn, to draw again in other units
+
+function showReport(report, ctx) {
+  ctx.town = (state.config && state.config.name) || "";
+  shown = { report, ctx };
+  renderReport(reportCard(), report, ctx);
+}
+
+/** Units change: the scale bar and the report on screen follow. */
+function setupUnits(map) {
+  const select = $("units");
+  select.value = getUnits();
+  const scale = new maplibregl.ScaleControl({ unit: getUnits() === "metric" ? "metric" : "imperial" });
+  map.addControl(scale, "bottom-right");
+  select.addEventListener("change", () => {
+    setUnits(select.value);
+    scale.setUnit(select.value === "metric" ? "metric" : "imperial");
+    if (shown && state.current && state.current.report === shown.report) showReport(shown.report, shown.ctx);
+  });
+}
+
 function reportCard() {
   const card = $("report-card");
   card.hidden = false;
@@ -216,6 +264,15 @@ function focusReport() {
     const calm = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     $("report-card").scrollIntoView({ block: "start", behavior: calm ? "auto" : "smooth" });
   } catch { /* old browsers */ }
+}
+
+/** A card that is not a report (a water's) in the report's place; the link names no report. */
+function showCard(el) {
+  setLink("");
+  state.current = null;
+  const r = reportCard();
+  r.replaceChildren(el);
+  focusReport();
 }
 
 function closeReport() {
@@ -244,6 +301,7 @@ function clearCheckStatus() {
 
 async function openSite(id, bbox) {
   const token = ++state.token;
+  planFacts.hide();
   clearCheckStatus();
   state.selectedId = id;
   markSelected();
@@ -269,9 +327,10 @@ async function openSite(id, bbox) {
   if (token !== state.token) return;
   state.current = { source: "site", id, report };
   const box = validBbox(report.site && report.site.bbox) || validBbox(bbox) || siteBboxFromData(state.layers.data, id);
-  renderReport(reportCard(), report, {
+  showReport(report, {
     source: "site",
     printUrl: api.siteReportHtmlUrl(id),
+    recordUrl: `/record.html?site=${encodeURIComponent(id)}`,
     onZoom: box ? () => fitBbox(state.map, box, { maxZoom: 17 }) : null,
     onClose: closeReport,
     onShowReach: showReach,
@@ -297,6 +356,7 @@ async function parcelGeometry(id) {
 
 async function openParcel(id, bbox, clickedFeature) {
   const token = ++state.token;
+  planFacts.hide();
   clearCheckStatus();
   state.selectedId = null;
   markSelected();
@@ -317,7 +377,7 @@ async function openParcel(id, bbox, clickedFeature) {
   if (token !== state.token) return;
   state.current = { source: "parcel", id, report };
   const box = validBbox(report.site && report.site.bbox) || validBbox(bbox) || (geom && geojsonBbox(geom));
-  renderReport(reportCard(), report, {
+  showReport(report, {
     source: "parcel",
     printUrl: api.parcelReportHtmlUrl(id),
     onZoom: box ? () => fitBbox(state.map, box, { maxZoom: 17 }) : null,
@@ -347,6 +407,9 @@ async function runCheck(upload, drawn, linkData) {
   state.selectedId = null;
   markSelected();
   hideCrsForm();
+  // The old report leaves the screen now, so its link leaves the address bar: a failed or
+  // unlinkable check must not leave a link to the plan before it.
+  setLink("");
   const status = $("check-status");
   status.textContent = `Checking ${label}…`;
   status.className = "check-status";
@@ -361,14 +424,13 @@ async function runCheck(upload, drawn, linkData) {
     report = await api.check(upload.body, upload);
   } catch (err) {
     if (token !== state.token) return;
-    const what = err.status === 413 ? "The file is too large"
-      : err.crsRequired ? "Choose the file's coordinate system"
-      : err.status === 422 ? "The file was rejected" : "The check failed";
+    const what = refusalTitle(err, upload);
     status.textContent = `Not checked: ${what.toLowerCase()} (see below).`;
     status.className = "check-status bad";
     clearSelection(state.map);
-    renderError(reportCard(), what, err);
-    if (err.crsRequired) showCrsForm(upload);
+    renderError(reportCard(), what, err, advice(err, upload));
+    // A wrong choice keeps the picker open, with the system chosen, for the next try.
+    if (err.crsRequired || upload.crs) showCrsForm(upload);
     focusReport();
     return;
   }
@@ -378,13 +440,13 @@ async function runCheck(upload, drawn, linkData) {
   Object.defineProperty(report, "upload", { value: upload, enumerable: false });
   state.current = { source: "check", id: null, report };
   const box = validBbox(report.site && report.site.bbox);
-  renderReport(reportCard(), report, {
+  showReport(report, {
     source: "check",
     onZoom: box ? () => fitBbox(state.map, box, { maxZoom: 17 }) : null,
     onClose: closeReport,
     onShowReach: showReach,
   });
-  const geometry = drawn || (await serverGeometry(upload));
+  const geometry = drawn || (await serverGeometry(upload, outfall.warnings));
   if (token !== state.token) return;
   const shown = showSelection(state.map, { report, flowlinesFC: state.layers.data.flowlines, geometry });
   if (!fitFrame(state.map, report.frame_bbox)) {
@@ -396,40 +458,13 @@ async function runCheck(upload, drawn, linkData) {
   const text = linkText(upload);
   const data = linkData || (text != null ? await encodeCheck(text) : null);
   if (token !== state.token) return;
-  if (data) setLink(linkFor("check", data));
+  if (data) setLink(linkFor("check", data), true);
   else setStatus(text == null
     ? "This check came from a file; save the file to share it."
     : "This check is too large to put in a link; save the file to share it.");
   focusReport();
   outfall.lastReport = report;
-}
-
-/** The GeoJSON text of an upload for its permalink, or null when it is not GeoJSON. */
-function linkText(upload) {
-  if (upload.crs) return null;
-  if (typeof upload.body === "string") return upload.body;
-  if (!/json/.test(upload.contentType || "")) return null;
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(upload.body);
-  } catch {
-    return null;
-  }
-}
-
-/** The upload's disturbance in WGS84 as the server read it (its GeoJSON export), or null. */
-async function serverGeometry(upload) {
-  try {
-    const fc = await fetchJSON(`/check/export.geojson${checkQuery(upload)}`, {
-      method: "POST",
-      body: upload.body,
-      headers: uploadHeaders(upload),
-      timeoutMs: 60000,
-    });
-    return fc && Array.isArray(fc.features) && fc.features.length ? fc : null;
-  } catch (err) {
-    outfall.warnings.push(`upload geometry: ${err.message}`);
-    return null;
-  }
+  planFacts.checked(report);
 }
 
 // ---------------------------------------------------------------- CRS picker
@@ -461,54 +496,11 @@ function setupCrsForm() {
 // ---------------------------------------------------------------- map clicks
 const CLICK_LAYERS = ["site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "parcels-fill"];
 
-function siteName(id) {
-  const s = state.sites.find((x) => String(x.id) === String(id));
-  if (s && s.name) return s.name;
-  const f = ((state.layers.data.sites && state.layers.data.sites.features) || []).find((x) => String(x.properties && x.properties.id) === String(id));
-  return (f && f.properties && f.properties.name) || "";
-}
-
-/** "2.57 ac at once (2.57 total) · Conditions A, C" — what a hover on a site says. */
-function riskWords(x) {
-  const ac = (v) => `${(Number(v) || 0).toFixed(2)} ac`;
-  const c = x.conditions || {};
-  const on = ["A", "B", "C"].filter((k) => c[k] === true);
-  const open = ["A", "B", "C"].filter((k) => c[k] == null);
-  let t = `${ac(x.peak_acres)} at once (${ac(x.total_acres)} total)`;
-  t += on.length ? ` · Condition${on.length > 1 ? "s" : ""} ${on.join(", ")}` : " · no condition A/B/C";
-  if (open.length) t += ` · ${open.join(", ")} needs data`;
-  if (c.five_acre_limit_exceeded === true) t += " · over 5 acres at once";
-  return t;
-}
-
-function tooltipFor(f) {
-  const p = f.properties || {};
-  const lid = f.layer && f.layer.id;
-  if (lid === "parcels-fill") {
-    const keys = Object.keys(p);
-    const k = keys.find((x) => /^(address|addr|site_addr|full_addr|location|loc_addr|name)$/i.test(x)) || keys.find((x) => /addr/i.test(x));
-    const label = k && p[k] != null ? String(p[k]) : "";
-    return `Parcel ${parcelIdOf(p, f.id) ?? ""}${label ? " · " + label : ""}`;
-  }
-  const sid = p.site_id ?? p.id;
-  const name = siteName(sid);
-  let t = `Site ${sid}${name ? " · " + name : ""}`;
-  const risk = state.allSites.find((x) => String(x.id) === String(sid));
-  if (risk) t += ` · ${riskWords(risk)}`;
-  if (lid !== "site-points" && lid !== "sites-fill") {
-    if (p.phase != null && p.phase !== "") t += ` · phase ${p.phase}`;
-    if (p.start) t += ` · ${p.start} → ${p.end || "open"}`;
-  }
-  // The status read from the typed record (the /sites list), never the data's raw word.
-  const status = p.status_code ? codeWords(p.status_code) : risk && risk.status ? codeWords(risk.status) : "";
-  if (status) t += ` · ${status}`;
-  return t;
-}
-
 function setupMapInteraction(map) {
   const layers = () => CLICK_LAYERS.filter((l) => map.getLayer(l) && map.getLayoutProperty(l, "visibility") !== "none");
   map.on("click", (e) => {
-    if (draw && draw.active) return;
+    // A click while drawing or placing the outfall belongs to that, not to what lies under it.
+    if ((draw && draw.active) || outfall.picking) return;
     const pad = 3;
     const box = [[e.point.x - pad, e.point.y - pad], [e.point.x + pad, e.point.y + pad]];
     let feats = [];
@@ -547,7 +539,7 @@ function setupMapInteraction(map) {
       feats = map.queryRenderedFeatures(e.point, { layers: layers() });
     } catch { /* style changing */ }
     map.getCanvas().style.cursor = feats.length ? "pointer" : "";
-    if (feats.length) popup.setLngLat(e.lngLat).setText(tooltipFor(feats[0])).addTo(map);
+    if (feats.length) popup.setLngLat(e.lngLat).setText(tooltipFor(state, feats[0])).addTo(map);
     else popup.remove();
     const p = feats.find((f) => f.layer && f.layer.id === "parcels-fill");
     const next = p && p.id != null ? p.id : null;
@@ -576,6 +568,7 @@ function setupDraw(map) {
   };
   draw = new PolygonDraw(map, {
     onFinish: (feature) => {
+      if (outfall.addingPhase && planFacts.append(feature)) return;
       const body = JSON.stringify(feature);
       runCheck({ body, contentType: "application/geo+json", name: "drawn polygon" }, feature);
     },
@@ -586,10 +579,14 @@ function setupDraw(map) {
         hint.textContent = n < 3
           ? `Click the map to add corners (${n} so far, at least 3).${area} Esc cancels.`
           : `${n} corners.${area} Double-click, press Enter or use Finish to close the polygon. Esc cancels.`;
+      } else if (what === "crossing") {
+        hint.hidden = false;
+        hint.textContent = "The outline crosses itself at the red mark: move the pointer, or press Backspace to remove the last corner. Esc cancels.";
       } else if (what === "need3") {
         hint.hidden = false;
         hint.textContent = "A polygon needs at least 3 corners.";
       } else {
+        if (what === "cancelled") outfall.addingPhase = false;
         hint.hidden = true;
         setButtons(false);
       }
@@ -603,23 +600,6 @@ function setupDraw(map) {
   });
   finish.addEventListener("click", () => draw.finish());
   cancel.addEventListener("click", () => draw.cancel());
-}
-
-/** The lon/lat geometry of an upload, for the map before the answer; null when not GeoJSON. */
-function geometryOf(text) {
-  try {
-    const parsed = JSON.parse(text);
-    if (parsed && (parsed.type === "Feature" || parsed.type === "FeatureCollection" || parsed.coordinates)) {
-      const g = toFC(parsed);
-      const b = geojsonBbox(g);
-      // Projected coordinates (a State Plane CAD export) are not drawn before the answer.
-      const lonLat = b && b[0] >= -180 && b[2] <= 180 && b[1] >= -90 && b[3] <= 90;
-      return lonLat ? g : null;
-    }
-  } catch {
-    /* the server explains */
-  }
-  return null;
 }
 
 // ---------------------------------------------------------------- upload
@@ -648,6 +628,16 @@ function setupUpload() {
       renderError(status, "Could not read the file", err);
       return;
     }
+    const problem = precheck(file.name || "the file", body);
+    if (problem) {
+      input.value = "";
+      setLink("");
+      status.textContent = "Not checked: the file cannot be a plan (see below).";
+      status.className = "check-status bad";
+      renderError(reportCard(), "This file cannot be checked", { detail: problem });
+      focusReport();
+      return;
+    }
     // Sent as-is: the server tells the format by its bytes and answers problem+json (413 / 422).
     await runCheck({ body, contentType: uploadType(file), name: file.name || "uploaded file" }, null);
     input.value = "";
@@ -655,101 +645,7 @@ function setupUpload() {
   setupCrsForm();
 }
 
-// ---------------------------------------------------------------- search
-function setupSearch() {
-  const form = $("search-form");
-  const input = $("search");
-  const ul = $("search-results");
-  let ctrl = null;
-  let timer = null;
-  const run = async () => {
-    const q = input.value.trim();
-    if (ctrl) ctrl.abort();
-    if (q.length < 2) {
-      ul.hidden = true;
-      ul.textContent = "";
-      return;
-    }
-    ctrl = new AbortController();
-    const mine = ctrl;
-    try {
-      const body = await api.search(q, mine.signal);
-      if (mine !== ctrl) return;
-      const results = (body && Array.isArray(body.results)) ? body.results : [];
-      ul.hidden = false;
-      renderSearchResults(ul, results, pickResult);
-    } catch (err) {
-      if (mine !== ctrl || err.status === 0 && err.title === "Cancelled") return;
-      ul.hidden = false;
-      ul.textContent = "";
-      ul.appendChild(h("li", { class: "problem", role: "alert" }, `Search failed: ${err.detail || err.message}`));
-    }
-  };
-  input.addEventListener("input", () => {
-    clearTimeout(timer);
-    timer = setTimeout(run, 250);
-  });
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    clearTimeout(timer);
-    run();
-  });
-}
-
-function pickResult(r) {
-  const kind = String(r.kind || "").toLowerCase();
-  if (kind === "site") openSite(String(r.id), r.bbox);
-  else if (kind === "parcel") openParcel(String(r.id), r.bbox);
-  else {
-    const zoomed = fitBbox(state.map, r.bbox);
-    highlightWater(String(r.id), !zoomed);
-  }
-}
-
-function waterName(p) {
-  const n = p && (p.display_name || p.name);
-  return typeof n === "string" && n.trim() ? n.trim() : "";
-}
-
-/** Highlight a water: the picked feature and every feature of the same name. */
-function highlightWater(id, zoom) {
-  const d = state.layers.data;
-  const all = [d.flowlines, d.waterbodies].flatMap((fc) => (fc && fc.features) || []);
-  const picked = all.find((f) => String(f.properties && f.properties.id) === id);
-  const name = picked ? waterName(picked.properties) : "";
-  const feats = all
-    .filter((f) => f === picked || (name && waterName(f.properties) === name))
-    .map((f) => ({ ...f, properties: { ...f.properties, _role: "water", impaired: f.properties._impaired === true } }));
-  const s = state.map.getSource("trace");
-  if (s) s.setData({ type: "FeatureCollection", features: feats });
-  if (zoom && feats.length) {
-    const b = geojsonBbox({ type: "FeatureCollection", features: feats });
-    if (b) fitBbox(state.map, b);
-  }
-}
-
-// Printing the panel (a parcel or a drawn check): a picture of the map with its legend on
-// top, every collapsed section open, then everything as it was.
-let printOpened = [];
-let printMap = null;
-window.addEventListener("beforeprint", () => {
-  printOpened = [...document.querySelectorAll("#report details:not([open])")];
-  printOpened.forEach((d) => (d.open = true));
-  const report = $("report");
-  if (state.map && state.current && report) {
-    try {
-      const img = h("img", { src: state.map.getCanvas().toDataURL("image/png"), alt: "Map of the report" });
-      printMap = h("figure", { class: "print-only print-map", "data-testid": "print-map" }, img, mapLegendEl());
-      report.insertBefore(printMap, report.querySelector(".receiving"));
-    } catch { /* a tainted canvas: print without the map */ }
-  }
-});
-window.addEventListener("afterprint", () => {
-  printOpened.forEach((d) => (d.open = false));
-  printOpened = [];
-  if (printMap) printMap.remove();
-  printMap = null;
-});
+setupPrinting(state, mapLegendEl);
 
 init().catch((err) => {
   // Last-resort guard: show the problem instead of an uncaught rejection.

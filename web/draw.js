@@ -24,6 +24,34 @@ export function ringAcres(ring) {
 
 const SRC = "draw";
 
+/** Where segment ab meets segment cd (strictly inside both), or null. Plane geometry on
+ * lon/lat is enough to see a crossing at a site's scale. */
+function meet(a, b, c, d) {
+  const r = [b[0] - a[0], b[1] - a[1]];
+  const q = [d[0] - c[0], d[1] - c[1]];
+  const den = r[0] * q[1] - r[1] * q[0];
+  if (den === 0) return null;
+  const t = ((c[0] - a[0]) * q[1] - (c[1] - a[1]) * q[0]) / den;
+  const u = ((c[0] - a[0]) * r[1] - (c[1] - a[1]) * r[0]) / den;
+  const eps = 1e-9;
+  return t > eps && t < 1 - eps && u > eps && u < 1 - eps ? [a[0] + t * r[0], a[1] + t * r[1]] : null;
+}
+
+/** The points where a closed outline crosses itself (none for a simple polygon). */
+export function crossings(pts) {
+  if (pts.length < 4) return [];
+  const ring = [...pts, pts[0]];
+  const out = [];
+  for (let i = 0; i < ring.length - 1; i++) {
+    for (let j = i + 2; j < ring.length - 1; j++) {
+      if (i === 0 && j === ring.length - 2) continue; // the closing edge meets the first
+      const x = meet(ring[i], ring[i + 1], ring[j], ring[j + 1]);
+      if (x) out.push(x);
+    }
+  }
+  return out;
+}
+
 export class PolygonDraw {
   constructor(map, { onFinish, onChange } = {}) {
     this.map = map;
@@ -35,7 +63,10 @@ export class PolygonDraw {
     map.addSource(SRC, { type: "geojson", data: { type: "FeatureCollection", features: [] } });
     map.addLayer({ id: "draw-fill", type: "fill", source: SRC, filter: ["==", ["geometry-type"], "Polygon"], paint: { "fill-color": "#e6550d", "fill-opacity": 0.2 } });
     map.addLayer({ id: "draw-line", type: "line", source: SRC, filter: ["!=", ["geometry-type"], "Point"], paint: { "line-color": "#e6550d", "line-width": 2, "line-dasharray": [2, 1] } });
-    map.addLayer({ id: "draw-points", type: "circle", source: SRC, filter: ["==", ["geometry-type"], "Point"], paint: { "circle-radius": 4, "circle-color": "#ffffff", "circle-stroke-color": "#e6550d", "circle-stroke-width": 2 } });
+    map.addLayer({ id: "draw-points", type: "circle", source: SRC, filter: ["==", ["geometry-type"], "Point"], paint: {
+      "circle-radius": ["case", ["==", ["get", "crossing"], true], 7, 4],
+      "circle-color": ["case", ["==", ["get", "crossing"], true], "#d7191c", "#ffffff"],
+      "circle-stroke-color": ["case", ["==", ["get", "crossing"], true], "#ffffff", "#e6550d"], "circle-stroke-width": 2 } });
     this._click = (e) => this.add(e.lngLat, e.point);
     this._dbl = (e) => {
       e.preventDefault();
@@ -110,6 +141,13 @@ export class PolygonDraw {
       if (this.onChange) this.onChange("need3");
       return;
     }
+    // A crossing outline is no area: it stays open, the crossing marked, to be fixed.
+    if (crossings(this.points).length) {
+      this.cursor = null;
+      this.render();
+      if (this.onChange) this.onChange("crossing", this.points.length);
+      return;
+    }
     const ring = this.points.slice();
     ring.push(ring[0]);
     const feature = { type: "Feature", properties: { name: "Drawn polygon" }, geometry: { type: "Polygon", coordinates: [ring] } };
@@ -126,8 +164,11 @@ export class PolygonDraw {
     const pts = this.cursor && this.active ? [...this.points, this.cursor] : this.points;
     if (pts.length >= 2) feats.push({ type: "Feature", properties: {}, geometry: { type: "LineString", coordinates: pts } });
     if (pts.length >= 3) feats.push({ type: "Feature", properties: {}, geometry: { type: "Polygon", coordinates: [[...pts, pts[0]]] } });
+    const crossed = crossings(pts);
+    this.crossed = crossed;
+    for (const c of crossed) feats.push({ type: "Feature", properties: { crossing: true }, geometry: { type: "Point", coordinates: c } });
     const s = this.map.getSource(SRC);
     if (s) s.setData({ type: "FeatureCollection", features: feats });
-    if (this.onChange && this.active) this.onChange("points", this.points.length, ringAcres(pts));
+    if (this.onChange && this.active) this.onChange(crossed.length ? "crossing" : "points", this.points.length, ringAcres(pts));
   }
 }

@@ -45,7 +45,7 @@ export function exportLinks(report) {
       box.appendChild(el("a", {
         class: "button",
         href: absUrl(`/sites/${encodeURIComponent(site.id)}/export.${ext}`),
-        download: `${site.id}.${ext}`,
+        download: `${site.id}-disturbance.${ext}`,
         "data-testid": `export-${ext}`,
       }, label));
     }
@@ -58,7 +58,7 @@ export function exportLinks(report) {
       b.addEventListener("click", () => download(
         absUrl(`/check/export.${ext}${checkQuery(up)}`),
         { method: "POST", body: up.body, headers: uploadHeaders(up) },
-        `${stem}.${ext}`,
+        `${stem}-disturbance.${ext}`,
         note,
       ));
       box.appendChild(b);

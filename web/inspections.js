@@ -70,6 +70,27 @@ function itemRow(item) {
   );
 }
 
+/** A site's items, its missed (overdue) storms grouped under one heading. */
+function itemRows(items) {
+  const missed = items.filter((i) => i.kind === "storm" && i.urgency === "overdue");
+  const rest = items.filter((i) => !missed.includes(i));
+  if (missed.length < 2) return items.map(itemRow);
+  return [
+    ...rest.filter((i) => i.kind !== "storm").map(itemRow),
+    el("li", { class: "insp-missed", "data-testid": "missed-storms" },
+      el("span", { class: "insp-badge", text: `Missed storms (${missed.length})` }),
+      el("ul", { class: "insp-items" }, missed.map(itemRow))),
+    ...rest.filter((i) => i.kind === "storm").map(itemRow),
+  ];
+}
+
+/** Inspections (items, not sites) by urgency, so the summary agrees with the badges. */
+function itemCounts(sites) {
+  const n = {};
+  for (const s of sites) for (const i of s.items || []) n[i.urgency] = (n[i.urgency] || 0) + 1;
+  return n;
+}
+
 function siteEntry(s, openSite) {
   const title = `${s.site_id} ${s.name || ""}`.trim();
   return el(
@@ -82,7 +103,7 @@ function siteEntry(s, openSite) {
     ),
     s.conditions && s.conditions.length ? el("span", { class: "insp-cond", text: ` Condition ${s.conditions.join(", ")}` }) : null,
     s.address ? el("div", { class: "insp-addr", text: s.address }) : null,
-    el("ul", { class: "insp-items" }, s.items.map(itemRow)),
+    el("ul", { class: "insp-items" }, itemRows(s.items)),
     (s.late_storms || []).map((l) =>
       el("div", {
         class: "insp-note",
@@ -95,6 +116,7 @@ function siteEntry(s, openSite) {
 
 function render(box, list, openSite) {
   const c = list.counts || {};
+  const k = itemCounts(list.sites || []);
   const rain = list.rainfall && list.rainfall.last
     ? `Rainfall ${list.rainfall.first} to ${list.rainfall.last}: ${list.rainfall.sources.join("; ")}.`
     : "No rainfall record loaded: storm inspections are not shown.";
@@ -121,8 +143,10 @@ function render(box, list, openSite) {
     el(
       "p",
       { class: "insp-summary", "data-testid": "inspections-summary" },
-      `${c.overdue || 0} overdue · ${c.due_today || 0} due today · ${c.due_this_week || 0} due this week`,
+      `Sites: ${c.overdue || 0} overdue · ${c.due_today || 0} due today · ${c.due_this_week || 0} due this week`,
       list.needs_data.length ? ` · ${list.needs_data.length} need data` : "",
+      // The badges are per inspection: a site overdue may also owe one today.
+      el("br"), `Inspections: ${k.overdue || 0} overdue · ${k.due_today || 0} due today · ${k.due_this_week || 0} due this week`,
     ),
     el(
       "p",

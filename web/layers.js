@@ -19,6 +19,9 @@ export const COLORS = {
   selected: "#111111",
   user: "#e6550d",
   risk: "#e31a1c",
+  // Needs data: grey for B and the five-acre halo, amber for Condition A's ring.
+  unknown: "#8c8c8c",
+  aUnknown: "#e6ab02",
   outfall: "#111111",
   phases: ["#e6a100", "#d95f02", "#7570b3", "#1b9e77", "#a6761d", "#e7298a", "#66a61e", "#666666"],
 };
@@ -412,24 +415,40 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
         "circle-stroke-opacity": fade,
       },
     });
+    // Each tri-state risk has three looks: yes, no (nothing drawn) and needs data (grey).
     addLayer(map, "disturbance", {
-      id: "site-risk-b", type: "circle", source: "site-points", maxzoom: 13.5,
-      filter: ["==", ["get", "cond_b"], true],
+      id: "site-risk-halo-unknown", type: "circle", source: "site-points", maxzoom: 13.5,
+      filter: ["==", ["get", "over_limit_state"], "null"],
       paint: {
-        "circle-radius": ["interpolate", ["linear"], ["zoom"], 9, ["+", size(0.8), 4], 13, ["+", size(1.15), 5]],
-        "circle-opacity": 0,
-        "circle-stroke-color": "#111111",
-        "circle-stroke-width": 2.5,
+        "circle-radius": ["interpolate", ["linear"], ["zoom"], 9, ["+", size(0.8), 9], 13, ["+", size(1.15), 12]],
+        "circle-color": COLORS.unknown,
+        "circle-opacity": ["interpolate", ["linear"], ["zoom"], 12.5, 0.25, 13.5, 0],
+        "circle-stroke-color": COLORS.unknown,
+        "circle-stroke-width": 1.5,
         "circle-stroke-opacity": fade,
       },
     });
+    for (const [id, state, color] of [["site-risk-b", "true", "#111111"], ["site-risk-b-unknown", "null", COLORS.unknown]]) {
+      addLayer(map, "disturbance", {
+        id, type: "circle", source: "site-points", maxzoom: 13.5,
+        filter: ["==", ["get", "cond_b_state"], state],
+        paint: {
+          "circle-radius": ["interpolate", ["linear"], ["zoom"], 9, ["+", size(0.8), 4], 13, ["+", size(1.15), 5]],
+          "circle-opacity": 0,
+          "circle-stroke-color": color,
+          "circle-stroke-width": 2.5,
+          "circle-stroke-opacity": fade,
+        },
+      });
+    }
     addLayer(map, "disturbance", {
       id: "site-points", type: "circle", source: "site-points", maxzoom: 13.5,
       paint: {
         "circle-radius": radius,
         "circle-color": ["match", st, "under_construction", "#d95f02", ["planned", "approved"], "#ffffff", "stabilized", "#1b7837", "#888888"],
-        "circle-stroke-color": ["case", ["==", ["get", "cond_a"], true], COLORS.impaired, ["match", st, ["planned", "approved"], "#7570b3", "#ffffff"]],
-        "circle-stroke-width": ["case", ["==", ["get", "cond_a"], true], 3.5, 2],
+        "circle-stroke-color": ["match", ["get", "cond_a_state"], "true", COLORS.impaired, "null", COLORS.aUnknown,
+          ["match", st, ["planned", "approved"], "#7570b3", "#ffffff"]],
+        "circle-stroke-width": ["match", ["get", "cond_a_state"], ["true", "null"], 3.5, 2],
         "circle-opacity": fade,
         "circle-stroke-opacity": fade,
       },
@@ -624,30 +643,8 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
   return { data, sourceIds, warnings, impairedById, labels, phases };
 }
 
-/**
- * Put each site's risk on its dot: peak acres at one time, Conditions A and B, and whether the
- * peak is over the five-acre limit. `sites` is the /sites list.
- */
-export function setSiteRisk(map, data, sites, limitAcres = 5) {
-  const fc = data && data.sitePoints;
-  const s = map.getSource("site-points");
-  if (!fc || !s) return;
-  const byId = new Map((sites || []).map((x) => [String(x.id), x]));
-  for (const f of fc.features) {
-    const x = byId.get(String(f.properties.id));
-    if (!x) continue;
-    const c = x.conditions || {};
-    Object.assign(f.properties, {
-      peak_acres: Number(x.peak_acres) || 0,
-      total_acres: Number(x.total_acres) || 0,
-      cond_a: c.A === true,
-      cond_b: c.B === true,
-      cond_c: c.C === true,
-      over_limit: Number(x.peak_acres) > limitAcres,
-    });
-  }
-  s.setData(fc);
-}
+// Each site's risk on its dot, from the /sites list (risk.js).
+export { setSiteRisk } from "./risk.js";
 
 /** The applicant's outfall point and the storm sewer from the site to it. */
 export function outfallFeatures(report) {

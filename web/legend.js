@@ -47,9 +47,11 @@ export function groupHasLayers(key) {
 export function buildLegend(map, container, labels, phases = []) {
   container.textContent = "";
   const details = document.createElement("details");
-  // Open when the map has room for it; folded on tablets and phones (one tap opens it).
+  // Open when the map has room for it; folded on tablets and phones (one tap opens it): a
+  // tablet's map is as wide as a laptop's, so the window's width tells them apart.
   const box = map.getContainer();
-  details.open = box.clientWidth >= 800 && box.clientHeight >= 640;
+  const wide = !window.matchMedia || window.matchMedia("(min-width: 1025px)").matches;
+  details.open = wide && box.clientWidth >= 800 && box.clientHeight >= 560;
   const summary = document.createElement("summary");
   summary.textContent = "Legend & layers";
   summary.setAttribute("data-testid", "legend-summary");
@@ -91,9 +93,12 @@ export function buildLegend(map, container, labels, phases = []) {
       risk.setAttribute("data-testid", "legend-risk");
       risk.innerHTML =
         '<span><span class="dot small"></span><span class="dot big"></span> dot size: acres disturbed at one time</span>' +
-        '<span><span class="dot ring-a"></span> Condition A (impaired water / TMDL)</span>' +
-        '<span><span class="dot ring-b"></span> Condition B (5 acres or more)</span>' +
-        '<span><span class="dot halo"></span> over 5 acres disturbed at once</span>';
+        '<span data-tri="A">Condition A (impaired water / TMDL): <span class="dot ring-a"></span> yes ' +
+        '<span class="dot ring-a-null"></span> needs data <span class="dot"></span> no</span>' +
+        '<span data-tri="B">Condition B (5 acres or more): <span class="dot ring-b"></span> yes ' +
+        '<span class="dot ring-b-null"></span> needs data <span class="dot"></span> no</span>' +
+        '<span data-tri="limit">Site with over 5 acres disturbed at once: <span class="dot halo"></span> yes ' +
+        '<span class="dot halo-null"></span> needs data <span class="dot"></span> no</span>';
       fs.appendChild(risk);
       const shown = phases.filter((p) => p.phase !== "").slice(0, 8);
       if (shown.length > 1) {
@@ -176,7 +181,7 @@ function termsEl(open) {
 const baseFilters = new Map();
 
 export function setDisturbanceDate(map, iso) {
-  const ids = ["site-points", "site-risk-halo", "site-risk-b", "disturbance-fill", "disturbance-stabilized", "disturbance-line", "disturbance-line-planned", "disturbance-line-stabilized"];
+  const ids = ["site-points", "site-risk-halo", "site-risk-halo-unknown", "site-risk-b", "site-risk-b-unknown", "disturbance-fill", "disturbance-stabilized", "disturbance-line", "disturbance-line-planned", "disturbance-line-stabilized"];
   const d = /^\d{4}-\d{2}-\d{2}$/.test(iso || "") ? iso : "";
   for (const id of ids) {
     if (!map.getLayer(id)) continue;

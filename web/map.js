@@ -58,7 +58,7 @@ export async function createMap(container, config, onMapError) {
     if (onMapError) onMapError(msg, basemapUsed);
   });
   map.addControl(new maplibregl.NavigationControl({ showCompass: false }), "top-left");
-  map.addControl(new maplibregl.ScaleControl({ unit: "imperial" }), "bottom-right");
+  // The scale bar is added by app.js, in the user's units.
   map.touchZoomRotate.disableRotation();
   await new Promise((resolve) => {
     if (map.loaded() && map.isStyleLoaded()) resolve();
@@ -75,9 +75,19 @@ export function fitBbox(map, bbox, opts = {}) {
   if (small) {
     map.easeTo({ center: [b[0], b[1]], zoom: 16, duration: opts.duration ?? 600 });
   } else {
-    map.fitBounds([[b[0], b[1]], [b[2], b[3]]], { padding: 60, maxZoom: opts.maxZoom ?? 15.5, duration: opts.duration ?? 600 });
+    map.fitBounds([[b[0], b[1]], [b[2], b[3]]], { padding: legendPadding(map, 60), maxZoom: opts.maxZoom ?? 15.5, duration: opts.duration ?? 600 });
   }
   return true;
+}
+
+/** Padding that keeps a zoomed result clear of the legend (bottom-left) when it is shown
+ * and the map has room beside it; `pad` on the other sides. */
+export function legendPadding(map, pad) {
+  const box = map.getContainer();
+  const legend = box.parentElement && box.parentElement.querySelector(".legend");
+  const lw = legend && legend.offsetParent ? legend.offsetWidth : 0;
+  const left = box.clientWidth - lw - 80 > 240 ? lw + 30 : pad;
+  return { top: pad, bottom: pad, left: Math.max(left, pad), right: pad };
 }
 
 /**
@@ -87,15 +97,13 @@ export function fitBbox(map, bbox, opts = {}) {
 export function fitFrame(map, bbox) {
   const b = validBbox(bbox);
   if (!b) return false;
-  const box = map.getContainer();
-  const legend = box.parentElement && box.parentElement.querySelector(".legend");
-  const lw = legend && legend.offsetParent ? legend.offsetWidth : 0;
-  const w = box.clientWidth, h = box.clientHeight;
-  // The legend sits bottom-left: keep the frame to its right when there is room for it.
-  const left = w - lw - 80 > 240 ? lw + 30 : 30;
-  const pad = Math.min(50, Math.max(10, Math.floor(h / 10)));
+  const pad = Math.min(50, Math.max(10, Math.floor(map.getContainer().clientHeight / 10)));
   const calm = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-  map.fitBounds([[b[0], b[1]], [b[2], b[3]]], { padding: { top: pad, bottom: pad + 20, left, right: pad }, maxZoom: 16, duration: calm ? 0 : 600 });
+  // The legend sits bottom-left: the frame stays to its right when there is room for it.
+  const padding = legendPadding(map, pad);
+  padding.bottom += 20;
+  if (padding.left === pad) padding.left = 30;
+  map.fitBounds([[b[0], b[1]], [b[2], b[3]]], { padding, maxZoom: 16, duration: calm ? 0 : 600 });
   return true;
 }
 

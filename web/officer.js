@@ -35,13 +35,21 @@ async function call(method, path, body, ifMatch) {
 }
 
 function problem(r) {
-  if (r.status === 412) return "Someone else changed this site since you opened it. The report is reloaded: check it and redo your change.";
-  if (r.status === 401) return "Your token is not valid any more; sign in again.";
+  if (r.status === 412) return "Not recorded: someone else changed this site since you opened it. The report now shows their change; check it, then reload and reapply yours.";
+  if (r.status === 401) return tokenProblem(r);
   if (r.status === 403) return "Your role may not make this change.";
   const detail = r.json && (r.json.detail || r.json.title);
   if (r.status === 422) return `Not recorded: ${detail || "the server could not use this change"}.`.replace(/\.\.$/, ".");
   if (detail) return detail;
   return r.status >= 500 ? "The server could not record this change; try again later." : "The server refused this change.";
+}
+
+/** Why a token was refused, in words: expired, revoked, or not known at all. */
+function tokenProblem(r) {
+  const detail = String((r.json && r.json.detail) || "");
+  if (/expired/i.test(detail)) return "This token has expired: ask the town's administrator for a new one.";
+  if (/revoked/i.test(detail)) return "This token was revoked: ask the town's administrator for a new one.";
+  return "This token is not known: check that it was copied whole (it starts with ofl_).";
 }
 
 /** A form's own message line (after the form), so a refusal shows next to what caused it. */
@@ -52,6 +60,34 @@ function formMessage(form, text) {
     form.after(p);
   }
   p.textContent = text;
+}
+
+// The outcome of the last write, above the report: the report reloads after every write, so
+// a message inside it would vanish with it. A refused (412) change keeps its way back.
+function noteArea() {
+  let n = document.getElementById("officer-note");
+  if (!n) {
+    n = el("div", { id: "officer-note", class: "officer-note", role: "status", "aria-live": "polite", "data-testid": "officer-note" });
+    document.getElementById("report").before(n);
+  }
+  return n;
+}
+
+function showNote(siteId, kind, text, reapply) {
+  const n = noteArea();
+  n.hidden = false;
+  n.dataset.site = siteId;
+  n.dataset.kind = kind;
+  n.className = `officer-note ${kind}`;
+  n.replaceChildren(el("p", { "data-testid": "officer-note-text", text }),
+    reapply ? el("button", { type: "button", "data-testid": "officer-reapply", onclick: reapply }, "Reload and reapply my change") : null,
+    el("button", { type: "button", class: "link-btn", "data-testid": "officer-note-dismiss", onclick: () => { n.hidden = true; } }, "Dismiss"));
+}
+
+/** A note belongs to its site: opening another report (or none) puts it away. */
+function hideNoteUnless(siteId) {
+  const n = document.getElementById("officer-note");
+  if (n && n.dataset.site !== String(siteId)) n.hidden = true;
 }
 
 // The sign-in card at the top of the side panel.
@@ -65,7 +101,7 @@ function loginCard(outfall, onChange) {
         outfall.officer = r.json;
         card.append(
           el("p", { class: "small", "data-testid": "officer-who", text: `Signed in as ${r.json.name} (${r.json.role})` }),
-          el("button", { type: "button", "data-testid": "officer-signout", onclick: () => { sessionStorage.removeItem(KEY); render(); } }, "Sign out"),
+          el("button", { type: "button", "data-testid": "officer-signout", onclick: () => { sessionStorage.removeItem(KEY); delete card.dataset.asked; render(); } }, "Sign out"),
         );
         onChange();
         return;
@@ -73,6 +109,15 @@ function loginCard(outfall, onChange) {
       sessionStorage.removeItem(KEY);
     }
     outfall.officer = null;
+    // Most visitors are not officers: a small button, the form only when asked for.
+    if (!card.dataset.asked) {
+      card.className = "officer-row small";
+      card.append(el("span", { text: "Officer? " }), el("button", { type: "button", class: "link-btn", "data-testid": "officer-open", onclick: () => { card.dataset.asked = "1"; render(); } }, "Sign in"));
+      card.firstChild.remove();
+      onChange();
+      return;
+    }
+    card.className = "card";
     const input = el("input", { type: "password", id: "officer-token", "data-testid": "officer-token", placeholder: "ofl_… access token", autocomplete: "off", "aria-label": "Access token" });
     const msg = el("p", { class: "small", role: "status", "data-testid": "officer-msg" });
     const form = el("form", { class: "row", onsubmit: async (ev) => {
@@ -84,6 +129,7 @@ function loginCard(outfall, onChange) {
     } }, input, el("button", { type: "submit", "data-testid": "officer-signin" }, "Sign in"));
     card.append(el("p", { class: "small", text: "Sign in with a token from `outfall token create` to record approvals, status and inspections." }), form, msg);
     onChange();
+    input.focus();
   };
   render();
   return card;
@@ -246,21 +292,32 @@ async function siteTools(outfall, report, id) {
   const read = await call("GET", `/sites/${encodeURIComponent(id)}`);
   if (read.status !== 200) return null;
   let etag = read.etag;
-  const done = async (r, what, form) => {
+  const path = `/sites/${encodeURIComponent(id)}`;
+  // `send(etag)` makes the write again, so a refused change can be reapplied on the new version.
+  const done = async (r, what, form, send) => {
     if (r.status >= 200 && r.status < 300) {
       if (r.etag) etag = r.etag;
-      msg.textContent = `${what} recorded.`;
+      const at = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      showNote(id, "ok", `${what} recorded for site ${id} at ${at}. The list, the counts and the map show it.`);
       outfall.lastEdit = { id, what, status: r.status };
-      await outfall.openSite(id);
-    } else {
-      const text = problem(r);
-      if (form) formMessage(form, text);
-      else msg.textContent = text;
-      outfall.lastEdit = { id, what, status: r.status, problem: text };
-      if (r.status === 412) await outfall.openSite(id);
+      await outfall.refresh(id);
+      return;
     }
+    const text = problem(r);
+    outfall.lastEdit = { id, what, status: r.status, problem: text };
+    if (r.status === 412) {
+      showNote(id, "conflict", text, async () => {
+        const fresh = await call("GET", path);
+        await done(await send(fresh.etag), what, null, send);
+      });
+      await outfall.refresh(id);
+    } else if (form) formMessage(form, text);
+    else showNote(id, "problem", text);
   };
-  const save = async (change, what, form) => done(await call("PATCH", `/sites/${encodeURIComponent(id)}`, change, etag), what, form);
+  const save = async (change, what, form) => {
+    const send = (tag) => call("PATCH", path, change, tag);
+    return done(await send(etag), what, form, send);
+  };
   const site = (report && report.site) || {};
   const role = outfall.officer && outfall.officer.role;
   if (role === "officer") {
@@ -276,12 +333,13 @@ async function siteTools(outfall, report, id) {
       ev.preventDefault();
       const body = { date: date.value, findings: findings.value, corrective_actions: actions.value };
       if (due.value) body.corrective_due = due.value;
-      done(await call("POST", `/sites/${encodeURIComponent(id)}/inspections`, body), "Inspection");
+      const send = () => call("POST", `${path}/inspections`, body);
+      done(await send(), "Inspection", ev.target, send);
     } }, el("label", { class: "small", text: "Date" }), date, el("label", { class: "small", text: "Findings" }), findings,
       el("label", { class: "small", text: "Corrective actions" }), actions, el("label", { class: "small", text: "Due" }), due,
       el("div", { class: "row" }, el("button", { type: "submit", "data-testid": "inspection-save" }, "Record inspection"))));
   }
-  box.append(el("p", { class: "small" }, el("a", { href: `/sites/${encodeURIComponent(id)}/history`, target: "_blank", rel: "noopener", text: "History of this site" })), msg);
+  box.append(msg);
   return box;
 }
 
@@ -293,6 +351,7 @@ export function setupOfficer(outfall) {
   let pending = null;
   const decorate = async () => {
     const cur = outfall.state && outfall.state.current;
+    hideNoteUnless(cur && cur.source === "site" ? cur.id : null);
     if (!outfall.officer || !cur || cur.source !== "site") return;
     if (report.querySelector(`.officer-tools[data-site="${CSS.escape(cur.id)}"]`) || pending === cur.id) return;
     pending = cur.id;

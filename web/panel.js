@@ -1,36 +1,10 @@
 // Side panel rendering: sites list, search results, report. DOM only, no map calls.
 import { exportLinks } from "./export.js";
 import { statusLabel, codeWords, bodyWords, exemption, EVIDENCE, triWords } from "./words.js";
+import { h, fmtAcres } from "./dom.js";
+import { summaryEl, listedEl, entryWords, downstreamEl, receivingEl } from "./summary.js";
 
-/** Tiny element helper: h("div", {class: "x", "data-testid": "y"}, child, "text"). */
-export function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v == null || v === false) continue;
-    if (k === "class") el.className = v;
-    else if (k === "text") el.textContent = v;
-    else if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const c of children.flat()) {
-    if (c == null || c === false) continue;
-    el.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
-  }
-  return el;
-}
-
-export function fmtAcres(v) {
-  const n = Number(v);
-  if (!Number.isFinite(n)) return "–";
-  return `${n.toFixed(n < 10 ? 2 : 1)} ac`;
-}
-
-function fmtDist(m) {
-  const n = Number(m);
-  if (!Number.isFinite(n)) return "–";
-  if (n < 1000) return `${Math.round(n)} m`;
-  return `${(n / 1000).toFixed(2)} km (${(n / 1609.344).toFixed(2)} mi)`;
-}
+export { h, fmtAcres };
 
 const NEEDS_DATA = "Needs data";
 
@@ -266,6 +240,9 @@ export function renderReport(container, report, ctx = {}) {
 
   const kindLabel = { site: "Construction site", parcel: "Parcel", check: "Checked polygon" }[ctx.source] || "Report";
   const title = site.name || site.address || site.id || kindLabel;
+  // On paper a report says whose it is and under which law, as the server's printed page does.
+  const law = report.data && report.data.law;
+  container.appendChild(h("p", { class: "print-only print-head", "data-testid": "print-head" }, [ctx.town, law].filter(Boolean).join(" · ")));
   container.appendChild(
     h("header", { class: "report-head" },
       h("p", { class: "eyebrow" }, kindLabel, site.id ? ` · ${site.id}` : "", statusLabel(site.status, site.status_recorded) ? ` · ${statusLabel(site.status, site.status_recorded)}` : ""),
@@ -289,140 +266,25 @@ export function renderReport(container, report, ctx = {}) {
   } else {
     actions.appendChild(h("button", { type: "button", onclick: () => window.print(), "data-testid": "print-report" }, "Print this report"));
   }
+  if (ctx.recordUrl) actions.appendChild(h("a", { class: "button", href: ctx.recordUrl, target: "_blank", rel: "noopener", "data-testid": "record-link" }, "History & inspection logbook"));
   if (ctx.onZoom) actions.appendChild(h("button", { type: "button", onclick: ctx.onZoom }, "Zoom to"));
   if (ctx.onClose) actions.appendChild(h("button", { type: "button", onclick: ctx.onClose }, "Close"));
   container.appendChild(actions);
+  container.appendChild(summaryEl(report));
   container.appendChild(exportLinks(report));
 
   // 1. Receiving waters: the applicant's answer.
-  const names = Array.isArray(report.receiving_water_names) ? report.receiving_water_names : [];
-  const rw = h("section", { class: "receiving", "aria-labelledby": "rw-h" },
-    h("h3", { id: "rw-h" }, "Receiving waters"));
-  if (names.length) {
-    rw.appendChild(
-      h("ol", { class: "rw-names", "data-testid": "receiving-water-names" },
-        names.map((n) => h("li", { "data-testid": "receiving-water-name" }, n))),
-    );
-    const note = h("span", { class: "small copy-note", role: "status" });
-    const copy = h("button", {
-      type: "button",
-      class: "copy-btn",
-      title: "Copy the receiving water names, e.g. for the SWPPP",
-      onclick: async () => {
-        const text = names.join("; ");
-        try {
-          if (!navigator.clipboard) throw new Error("no clipboard");
-          await navigator.clipboard.writeText(text);
-          note.textContent = "Copied.";
-        } catch {
-          // No clipboard access (insecure origin, permission): select the list so Ctrl+C works.
-          const sel = window.getSelection();
-          const range = document.createRange();
-          range.selectNodeContents(rw.querySelector(".rw-names"));
-          sel.removeAllRanges();
-          sel.addRange(range);
-          note.textContent = "Selected: press Ctrl+C to copy.";
-        }
-      },
-    }, "Copy names");
-    rw.appendChild(h("div", { class: "copy-row" }, copy, note));
-  } else {
-    rw.appendChild(h("p", { class: "rw-none", "data-testid": "receiving-water-names" }, "No receiving water found within the search radius."));
-  }
-  const waters = Array.isArray(report.receiving_waters) ? report.receiving_waters : [];
-  if (report.entry && (report.entry.reason || report.entry.rule || report.entry.water_id != null)) {
-    rw.appendChild(entryEl(report.entry, waters));
-  }
-  if (waters.length) {
-    const tbl = h("table", { class: "compact" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Water"), h("th", { scope: "col" }, "Type"), h("th", { scope: "col" }, "Distance"), h("th", { scope: "col" }, "Impaired"))),
-      h("tbody", {}, waters.map((w) =>
-        h("tr", { class: w.impaired ? "impaired" : "" },
-          h("td", {}, w.name || w.id || "unnamed"),
-          h("td", {}, w.kind === "flowline" ? "stream" : w.kind || ""),
-          h("td", {}, fmtDist(w.distance_m)),
-          h("td", {}, w.impaired ? `Yes${w.causes && w.causes.length ? ": " + w.causes.join(", ") : ""}` : "No")))),
-    );
-    rw.appendChild(tbl);
-  }
-  container.appendChild(rw);
+  container.appendChild(receivingEl(report));
 
   // 2. Conditions with reasons and clauses, then the requirements that follow from them.
-  const byCond = new Map(CONDITION_ROWS.map((c) => [c.key, []]));
-  const requirements = [];
-  for (const f of findings) {
-    const k = findingCondition(f.rule);
-    if (k) byCond.get(k).push(f);
-    else requirements.push(f);
-  }
-  const condSec = h("section", { class: "conditions", "aria-labelledby": "cond-h" }, h("h3", { id: "cond-h" }, "Conditions"));
-  const list = h("div", { class: "cond-list", "data-testid": "conditions" });
-  for (const c of CONDITION_ROWS) {
-    if (c.optional && !(c.key in conds) && !byCond.get(c.key).length) continue;
-    list.appendChild(conditionRow(c, conds[c.key], byCond.get(c.key)));
-  }
-  condSec.appendChild(list);
-  container.appendChild(condSec);
-  if (requirements.length) {
-    container.appendChild(h("section", { class: "requirements", "aria-labelledby": "req-h" },
-      h("h3", { id: "req-h" }, "Requirements"),
-      h("div", { class: "req-list", "data-testid": "requirements" },
-        requirements.map((f) => findingEl(f, requirementSpec(f.rule))))));
-  }
+  for (const el of conditionsEls(conds, findings)) container.appendChild(el);
 
   // 3. Acres.
-  const acres = h("section", { class: "acres", "aria-labelledby": "ac-h" }, h("h3", { id: "ac-h" }, "Disturbed area"),
-    h("dl", { class: "kv" },
-      h("dt", {}, "Total disturbed"), h("dd", { "data-testid": "total-acres" }, fmtAcres(dist.total_acres)),
-      h("dt", {}, "Peak at one time"), h("dd", { "data-testid": "peak-acres" }, fmtAcres(dist.peak_acres), dist.peak_date ? ` on ${dist.peak_date}` : ""),
-      Number(dist.outside_parcels_acres) > 0 ? [h("dt", {}, "Outside listed parcels"), h("dd", {}, fmtAcres(dist.outside_parcels_acres))] : null,
-    ));
-  const phases = Array.isArray(dist.phases) ? dist.phases : [];
-  if (phases.length) {
-    acres.appendChild(h("table", { class: "compact", "data-testid": "phases" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Phase"), h("th", { scope: "col" }, "Acres"), h("th", { scope: "col" }, "Start"), h("th", { scope: "col" }, "End"))),
-      h("tbody", {}, phases.map((p) => h("tr", {}, h("td", {}, String(p.phase ?? "")), h("td", {}, fmtAcres(p.acres)), h("td", {}, p.start || "–"), h("td", {}, p.end || "open")))),
-    ));
-  }
-  container.appendChild(acres);
+  container.appendChild(acresEl(dist));
 
-  // 4. Downstream.
-  const down = Array.isArray(report.downstream) ? report.downstream : [];
-  const ds = h("section", { class: "downstream", "aria-labelledby": "ds-h" }, h("h3", { id: "ds-h" }, "Downstream"));
-  const fi = report.first_impaired;
-  if (fi) {
-    const o = typeof fi === "object" ? fi : { name: String(fi) };
-    const causes = Array.isArray(o.causes) ? o.causes : [];
-    const cc = Array.isArray(o.construction_causes) ? o.construction_causes : [];
-    ds.appendChild(h("div", { class: "first-impaired", "data-testid": "first-impaired" },
-      h("p", {}, "First impaired water: ", h("strong", {}, o.name || o.id || "?"),
-        o.id && o.id !== o.name ? ` (${o.id}${o.category ? ", category " + o.category : ""})` : "",
-        o.distance_m != null ? ` — ${fmtDist(o.distance_m)} downstream` : "",
-        ctx.onShowReach && o.reach_id ? [" ", h("button", { type: "button", class: "link-btn", onclick: () => ctx.onShowReach(o.reach_id) }, "Show on map")] : null),
-      causes.length ? h("p", { class: "small" }, "Listed for: ", causes.join(", ")) : null,
-      cc.length ? h("p", { class: "small strong" }, "Construction-related: ", cc.join(", ")) : null));
-  } else {
-    ds.appendChild(h("p", { class: "small", "data-testid": "first-impaired" }, "No impaired water found downstream within the trace limit."));
-  }
-  if (down.length) {
-    const ol = h("ol", { class: "trace-list", "data-testid": "downstream" });
-    for (const d of down) {
-      ol.appendChild(h("li", { class: d.impaired ? "impaired" : "" },
-        ctx.onShowReach
-          ? h("button", { type: "button", class: "link-btn", title: `Show reach ${d.id} on the map`, onclick: () => ctx.onShowReach(d.id) }, d.name || "unnamed reach")
-          : h("span", {}, d.name || "unnamed reach"), " ",
-        h("span", { class: "small" }, `at ${fmtDist(d.distance_m)}`, d.impaired ? ` · impaired${d.causes && d.causes.length ? ": " + d.causes.join(", ") : ""}` : "")));
-    }
-    const det = h("details", {}, h("summary", {}, `${down.length} reaches traced`), ol);
-    ds.appendChild(det);
-  }
-  const div = Array.isArray(report.divergences) ? report.divergences : [];
-  if (div.length) {
-    ds.appendChild(h("p", { class: "small" }, `The network divides at ${div.length} place${div.length > 1 ? "s" : ""}; the main path is traced (`,
-      div.map((d) => `${d.at_reach}: also ${(d.minor || []).join(", ")}`).join("; "), ")."));
-  }
-  container.appendChild(ds);
-  const listed = listedEl(report.impaired_waters);
+  // 4. Downstream, then the listed waters with their category and TMDL status.
+  container.appendChild(downstreamEl(report, ctx));
+  const listed = listedEl(report);
   if (listed) container.appendChild(listed);
 
   // 5. TMDL.
@@ -439,50 +301,65 @@ export function renderReport(container, report, ctx = {}) {
   if (facts.length) {
     container.appendChild(h("details", { class: "facts", "data-testid": "site-facts" }, h("summary", {}, "Site facts"), h("dl", { class: "kv" }, facts)));
   }
-  const layers = report.data && Array.isArray(report.data.layers) ? report.data.layers : [];
-  const problems = report.data && Array.isArray(report.data.problems) ? report.data.problems : [];
-  if (layers.length) {
-    const dd = report.data;
-    container.appendChild(h("details", { class: "provenance" }, h("summary", {}, "Data used", dd.generated ? ` (generated ${dd.generated})` : ""),
-      dd.law ? h("p", { class: "small" }, dd.law) : null,
-      dd.data_set ? h("p", { class: "small" }, dd.data_set, dd.outfall_version ? ` · Outfall ${dd.outfall_version}` : "") : null,
-      problems.length ? h("p", { class: "small" }, `${problems.length} data problem${problems.length > 1 ? "s" : ""} while loading: `,
-        problems.slice(0, 5).map((p) => `${p.path} ${p.feature}: ${p.reason}`).join("; ")) : null,
-      h("table", { class: "compact" }, h("tbody", {}, layers.map((l) =>
-        h("tr", {}, h("td", {}, l.role || ""), h("td", {}, l.path || ""), h("td", {}, l.features != null ? String(l.features) : ""),
-          h("td", { class: "mono", title: l.sha256 || "" }, (l.sha256 || "").slice(0, 12))))))));
-  }
+  const provenance = provenanceEl(report.data);
+  if (provenance) container.appendChild(provenance);
   container.appendChild(reviewEl());
 }
 
-/** The 303(d) / Integrated Report category in plain words (as on the printed page). */
-export function categoryWords(cat) {
-  const words = {
-    "5": "impaired; a TMDL is still needed",
-    "4a": "impaired; a TMDL is in place",
-    "4b": "impaired; other required controls are expected to fix it",
-    "4c": "impaired by something that is not a pollutant (e.g. flow or habitat)",
-    "4": "impaired; no TMDL needed or one is in place",
-    "3": "not enough data to tell",
-    "2": "some uses met, others not assessed",
-    "1": "all uses met",
-  };
-  return words[String(cat ?? "").trim().toLowerCase()] || "category as given by the list";
+/** The condition rows, each with the findings that explain it, then the requirements. */
+function conditionsEls(conds, findings) {
+  const byCond = new Map(CONDITION_ROWS.map((c) => [c.key, []]));
+  const requirements = [];
+  for (const f of findings) {
+    const k = findingCondition(f.rule);
+    if (k) byCond.get(k).push(f);
+    else requirements.push(f);
+  }
+  const condSec = h("section", { class: "conditions", "aria-labelledby": "cond-h" }, h("h3", { id: "cond-h" }, "Conditions"));
+  const list = h("div", { class: "cond-list", "data-testid": "conditions" });
+  for (const c of CONDITION_ROWS) {
+    if (c.optional && !(c.key in conds) && !byCond.get(c.key).length) continue;
+    list.appendChild(conditionRow(c, conds[c.key], byCond.get(c.key)));
+  }
+  condSec.appendChild(list);
+  if (!requirements.length) return [condSec];
+  return [condSec, h("section", { class: "requirements", "aria-labelledby": "req-h" },
+    h("h3", { id: "req-h" }, "Requirements"),
+    h("div", { class: "req-list", "data-testid": "requirements" },
+      requirements.map((f) => findingEl(f, requirementSpec(f.rule)))))];
 }
 
-/** The listed waters the discharge reaches, with PWL ID, 303(d) category and list year. */
-function listedEl(waters) {
-  if (!Array.isArray(waters) || !waters.length) return null;
-  return h("section", { class: "listed", "aria-labelledby": "li-h", "data-testid": "listed-waters" },
-    h("h3", { id: "li-h" }, "Listed waters (303(d))"),
-    h("table", { class: "compact" },
-      h("thead", {}, h("tr", {}, ["Water", "PWL ID", "Category", "List year", "Along the path"].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, waters.map((w) => h("tr", {},
-        h("td", {}, w.name || w.id, w.causes && w.causes.length ? h("span", { class: "small" }, ` — ${w.causes.join(", ")}`) : null),
-        h("td", { class: "mono", "data-testid": "pwl-id" }, String(w.id ?? "")),
-        h("td", {}, w.category ? `${w.category}: ${categoryWords(w.category)}` : "not given"),
-        h("td", {}, w.list_year || "not given"),
-        h("td", {}, fmtDist(w.distance_m)))))));
+/** The disturbed area: total, peak at one time, outside the listed parcels, each phase. */
+function acresEl(dist) {
+  const acres = h("section", { class: "acres", "aria-labelledby": "ac-h" }, h("h3", { id: "ac-h" }, "Disturbed area"),
+    h("dl", { class: "kv" },
+      h("dt", {}, "Total disturbed"), h("dd", { "data-testid": "total-acres" }, fmtAcres(dist.total_acres)),
+      h("dt", {}, "Peak at one time"), h("dd", { "data-testid": "peak-acres" }, fmtAcres(dist.peak_acres), dist.peak_date ? ` on ${dist.peak_date}` : ""),
+      Number(dist.outside_parcels_acres) > 0 ? [h("dt", {}, "Outside listed parcels"), h("dd", {}, fmtAcres(dist.outside_parcels_acres))] : null,
+    ));
+  const phases = Array.isArray(dist.phases) ? dist.phases : [];
+  if (phases.length) {
+    acres.appendChild(h("table", { class: "compact", "data-testid": "phases" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Phase"), h("th", { scope: "col" }, "Acres"), h("th", { scope: "col" }, "Start"), h("th", { scope: "col" }, "End"))),
+      h("tbody", {}, phases.map((p) => h("tr", {}, h("td", {}, String(p.phase ?? "")), h("td", {}, fmtAcres(p.acres)), h("td", {}, p.start || "–"), h("td", {}, p.end || "open")))),
+    ));
+  }
+  return acres;
+}
+
+/** Where the report's data came from: the law, the data set, each layer's file and hash. */
+function provenanceEl(dd) {
+  const layers = dd && Array.isArray(dd.layers) ? dd.layers : [];
+  const problems = dd && Array.isArray(dd.problems) ? dd.problems : [];
+  if (!layers.length) return null;
+  return h("details", { class: "provenance" }, h("summary", {}, "Data used", dd.generated ? ` (generated ${dd.generated})` : ""),
+    dd.law ? h("p", { class: "small" }, dd.law) : null,
+    dd.data_set ? h("p", { class: "small" }, dd.data_set, dd.outfall_version ? ` · Outfall ${dd.outfall_version}` : "") : null,
+    problems.length ? h("p", { class: "small" }, `${problems.length} data problem${problems.length > 1 ? "s" : ""} while loading: `,
+      problems.slice(0, 5).map((p) => `${p.path} ${p.feature}: ${p.reason}`).join("; ")) : null,
+    h("table", { class: "compact" }, h("tbody", {}, layers.map((l) =>
+      h("tr", {}, h("td", {}, l.role || ""), h("td", {}, l.path || ""), h("td", {}, l.features != null ? String(l.features) : ""),
+        h("td", { class: "mono", title: l.sha256 || "" }, (l.sha256 || "").slice(0, 12)))))));
 }
 
 /** The printed map's legend: what the report's map draws, in words. */
@@ -513,15 +390,6 @@ function nameOf(v) {
   if (v == null || v === "") return "";
   if (typeof v === "object") return String(v.name || v.display_name || v.id || "");
   return String(v);
-}
-
-/** How the discharge reaches the network: the rule used and, when known, the water it enters. */
-function entryEl(entry, waters) {
-  const w = entry.water_id != null ? waters.find((x) => String(x.id) === String(entry.water_id)) : null;
-  const kind = entry.water_kind === "flowline" ? "stream" : entry.water_kind || "";
-  const water = entry.water_id != null ? `${kind ? kind + " " : ""}${(w && w.name) || entry.water_id}` : "";
-  return h("p", { class: "small", "data-testid": "entry" },
-    `Entry: ${entry.rule || "?"}`, water ? ` into ${water}` : "", entry.reason ? ` — ${entry.reason}` : "");
 }
 
 // Condition rows reuse the requirement layout; true always means "applies to this site".
@@ -561,11 +429,14 @@ function needsEl(missing) {
     h("ul", {}, missing.map((m) => h("li", {}, String(m)))));
 }
 
-function fmtFact(v) {
+function fmtFact(v, key) {
   if (v == null) return "not known";
+  if (key === "entry_rule") return entryWords(v);
+  // A code of the record ("under_construction") reads as words; ids and clauses keep their form.
+  if (typeof v === "string" && /^[a-z]+(_[a-z]+)+$/.test(v)) return codeWords(v);
   if (typeof v === "boolean") return v ? "yes" : "no";
   if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
-  if (Array.isArray(v)) return v.length ? v.map(fmtFact).join(", ") : "none";
+  if (Array.isArray(v)) return v.length ? v.map((x) => fmtFact(x)).join(", ") : "none";
   if (typeof v === "object") return JSON.stringify(v);
   return String(v);
 }
@@ -576,16 +447,18 @@ function factsEl(facts) {
   const keys = Object.keys(facts);
   if (!keys.length) return null;
   return h("details", { class: "finding-facts" }, h("summary", {}, "Facts used"),
-    h("dl", { class: "kv" }, keys.flatMap((k) => [h("dt", {}, k.replace(/_/g, " ")), h("dd", {}, fmtFact(facts[k]))])));
+    h("dl", { class: "kv" }, keys.flatMap((k) => [h("dt", {}, k.replace(/_/g, " ")), h("dd", {}, fmtFact(facts[k], k))])));
 }
 
-/** Problem / error box. */
-export function renderError(container, title, err) {
+/** Problem / error box: a title in words (the status code only beside words, and never for a
+ * 422, whose detail says what is wrong), the server's detail, and advice when there is some. */
+export function renderError(container, title, err, advice) {
   container.textContent = "";
-  const status = err && err.status ? ` (HTTP ${err.status})` : "";
+  const status = err && err.status && err.status !== 422 ? ` (HTTP ${err.status})` : "";
   container.appendChild(
     h("div", { class: "problem", role: "alert", "data-testid": "problem" },
       h("strong", {}, title, status),
-      h("p", { "data-testid": "problem-detail" }, (err && (err.detail || err.message)) || "Unknown error")),
+      h("p", { "data-testid": "problem-detail" }, (err && (err.detail || err.message)) || "Unknown error"),
+      advice ? h("p", { class: "small", "data-testid": "problem-advice" }, advice) : null),
   );
 }

@@ -62,9 +62,10 @@ describe("officer edits in the viewer", { skip, timeout: 5 * TIMEOUT }, () => {
 
   test("a wrong token is refused and a good one signs in", async () => {
     const page = await openViewer();
+    await page.click('[data-testid="officer-open"]'); // the sign-in sits behind a small button (issue 23)
     await page.fill('[data-testid="officer-token"]', "ofl_000000000000_wrong");
     await page.click('[data-testid="officer-signin"]');
-    await page.waitForFunction(() => /not valid/.test(document.querySelector('[data-testid="officer-msg"]')?.textContent || ""));
+    await page.waitForFunction(() => /This token is not known/.test(document.querySelector('[data-testid="officer-msg"]')?.textContent || ""));
     await page.fill('[data-testid="officer-token"]', token);
     await page.click('[data-testid="officer-signin"]');
     await page.waitForSelector('[data-testid="officer-who"]');
@@ -74,6 +75,7 @@ describe("officer edits in the viewer", { skip, timeout: 5 * TIMEOUT }, () => {
 
   test("the officer's forms are pick lists and dates, send typed JSON and show a refusal in words", async () => {
     const page = await openViewer();
+    await page.click('[data-testid="officer-open"]'); // the sign-in sits behind a small button (issue 23)
     await page.fill('[data-testid="officer-token"]', token);
     await page.click('[data-testid="officer-signin"]');
     await page.waitForSelector('[data-testid="officer-who"]');
@@ -178,6 +180,7 @@ describe("officer edits in the viewer", { skip, timeout: 5 * TIMEOUT }, () => {
       });
       await route.fulfill({ response: res, json: r });
     });
+    await page.click('[data-testid="officer-open"]'); // the sign-in sits behind a small button (issue 23)
     await page.fill('[data-testid="officer-token"]', token);
     await page.click('[data-testid="officer-signin"]');
     await page.waitForSelector('[data-testid="officer-who"]');
@@ -208,6 +211,7 @@ describe("officer edits in the viewer", { skip, timeout: 5 * TIMEOUT }, () => {
     const before = await (await fetch(`${BASE}/sites/S05`)).json();
     assert.equal(before.version, 1);
     const page = await openViewer();
+    await page.click('[data-testid="officer-open"]'); // the sign-in sits behind a small button (issue 23)
     await page.fill('[data-testid="officer-token"]', token);
     await page.click('[data-testid="officer-signin"]');
     await page.waitForSelector('[data-testid="officer-who"]');

@@ -86,6 +86,63 @@ pub fn rank(query: &str, text: &str) -> Option<Match> {
     best
 }
 
+/// Street suffixes in their normalized form: a query with one names a street.
+const STREET_SUFFIXES: &[&str] = &[
+    "rd", "st", "ave", "dr", "blvd", "ln", "rte", "cir", "ct", "pl", "pkwy", "hwy", "ter",
+];
+
+/// The (normalized) query names a street ("Buckley Rd", "Rte 31"): a site is then found by
+/// its own address only, never by a name that mentions some other street.
+pub fn names_street(query: &str) -> bool {
+    query.split(' ').count() > 1 && query.split(' ').any(|w| STREET_SUFFIXES.contains(&w))
+}
+
+/// A parcel id as its numbers: "055.-01-07.0", "055-01-07" and "55.-1-7" are all "55-1-7".
+/// Leading zeros and a zero or empty sub-part go; None when the text is not an id of numbers
+/// joined by '-' (a tax map number: section, block, lot).
+pub fn parcel_key(text: &str) -> Option<String> {
+    let text = text.trim();
+    if !text.contains('-')
+        || !text
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '-' || c == '.')
+    {
+        return None;
+    }
+    let parts: Option<Vec<String>> = text
+        .split('-')
+        .map(|part| {
+            let mut pieces: Vec<&str> =
+                part.split('.').map(|p| p.trim_start_matches('0')).collect();
+            while pieces.len() > 1 && pieces.last().is_some_and(|p| p.is_empty()) {
+                pieces.pop();
+            }
+            let first = pieces.first().copied().unwrap_or_default();
+            let head = if first.is_empty() { "0" } else { first };
+            (part.chars().any(|c| c.is_ascii_digit())).then(|| {
+                std::iter::once(head)
+                    .chain(pieces.iter().skip(1).copied())
+                    .collect::<Vec<_>>()
+                    .join(".")
+            })
+        })
+        .collect();
+    parts.map(|p| p.join("-"))
+}
+
+/// How a typed parcel id matches a parcel's id by their numbers: the whole id, or its first
+/// parts ("55-1" finds every lot of block 1 of section 55).
+pub fn parcel_rank(query: &str, id: &str) -> Option<Match> {
+    let (q, id) = (parcel_key(query)?, parcel_key(id)?);
+    if q == id {
+        Some(Match::Words)
+    } else if id.starts_with(&format!("{q}-")) {
+        Some(Match::Prefix)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,5 +174,28 @@ mod tests {
         );
         assert_eq!(normalize("State Route 31"), "state rte 31");
         assert_eq!(normalize("N. Main St."), "n main st");
+    }
+
+    #[test]
+    fn parcel_ids_match_however_loosely_typed() {
+        for typed in ["055-01-07", "55.-1-7", "055.-01-07.0", " 55-01-07.0 "] {
+            assert_eq!(rank_id(typed), Some(Match::Words), "{typed}");
+        }
+        assert_eq!(rank_id("55-1"), Some(Match::Prefix));
+        assert_eq!(rank_id("55-1-70"), None);
+        assert_eq!(rank_id("Bear Rd"), None);
+        assert_eq!(parcel_key("055.-01-07.1").as_deref(), Some("55-1-7.1"));
+    }
+
+    fn rank_id(typed: &str) -> Option<Match> {
+        parcel_rank(&normalize(typed), "055.-01-07.0")
+    }
+
+    #[test]
+    fn a_street_query_is_told_from_a_name() {
+        assert!(names_street(&normalize("Buckley Road")));
+        assert!(names_street(&normalize("Rte 31")));
+        assert!(!names_street(&normalize("Buckley")));
+        assert!(!names_street(&normalize("Ley Creek")));
     }
 }

@@ -8,7 +8,7 @@ use outfall_core::measure::LocalFrame;
 use outfall_core::report::{trace_path, Report};
 use std::fmt::Write;
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -32,6 +32,15 @@ struct Inset {
     centre: Coord<f64>,
     half_span_m: f64,
     scale: f64,
+}
+
+impl crate::inset_labels::ToPx for Inset {
+    fn to_px(&self, c: Coord<f64>) -> (f64, f64) {
+        self.px(c)
+    }
+    fn size_px(&self) -> f64 {
+        INSET_PX
+    }
 }
 
 impl Inset {
@@ -233,6 +242,7 @@ fn inset_svg(st: &AppState, r: &Report) -> String {
         )
         .ok();
     }
+    svg.push_str(&crate::inset_labels::labels(cat, &inset, view));
     outfall_and_scale(&mut svg, &inset, r);
     svg.push_str(&inset_legend(r, has_roads));
     svg
@@ -282,7 +292,7 @@ fn listed_table(r: &Report) -> String {
     if r.impaired_waters.is_empty() {
         return "<p>No listed (303(d)) water on the path.</p>".into();
     }
-    let mut h = String::from("<table class=\"listed\"><tr><th>Listed water</th><th>PWL ID</th><th>303(d) category</th><th>List year</th><th>Causes</th><th>Along the path</th></tr>");
+    let mut h = String::from("<table class=\"listed\"><tr><th>Listed water</th><th>PWL ID</th><th>303(d) category</th><th>TMDL</th><th>List year</th><th>Causes</th><th>Along the path</th></tr>");
     for w in &r.impaired_waters {
         let cat = w
             .category
@@ -291,10 +301,11 @@ fn listed_table(r: &Report) -> String {
             .unwrap_or_else(|| "not given".into());
         write!(
             h,
-            "<tr><td>{}</td><td data-pwl-id=\"{}\"><code>{}</code></td><td>{cat}</td><td>{}</td><td>{}</td><td>{:.0} m</td></tr>",
+            "<tr><td>{}</td><td data-pwl-id=\"{}\"><code>{}</code></td><td>{cat}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.0} m</td></tr>",
             esc(&w.name),
             esc(&w.id),
             esc(&w.id),
+            crate::html_summary::tmdl_cell(r, w),
             esc(w.list_year.as_deref().unwrap_or("not given")),
             esc(&w.causes.join(", ")),
             w.distance_m
@@ -310,6 +321,7 @@ fn listed_table(r: &Report) -> String {
 pub fn render(st: &AppState, r: &Report) -> String {
     let mut h = String::new();
     head(&mut h, st, r);
+    h.push_str(&crate::html_summary::summary(r));
     write!(
         h,
         "<div class=\"grid\"><div>{}</div><div style=\"flex:1\">",
@@ -351,7 +363,8 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
     write!(h, "<p class=\"noprint\"><button type=\"button\" data-print>Print</button><script src=\"/print.js\"></script></p><h1>{}</h1><p>{} · {}</p>", esc(&title), esc(&r.data.law), esc(r.site.address.as_deref().unwrap_or(""))).ok();
     if st.registry.is_some() {
         // The registry keeps who changed this site and when; the report points to it.
-        write!(h, "<p class=\"small\">Record history: <a href=\"{0}/sites/{1}/history\">{0}/sites/{1}/history</a></p>", esc(&st.public_url), esc(&r.site.id)).ok();
+        // The readable page of the history and logbook, not the raw JSON behind it.
+        write!(h, "<p class=\"small\">Record history and inspection logbook: <a href=\"{0}/record.html?site={1}\">{0}/record.html?site={1}</a></p>", esc(&st.public_url), esc(&r.site.id)).ok();
     }
 }
 
@@ -404,7 +417,8 @@ fn waters_and_conditions(h: &mut String, r: &Report) {
 
 fn disturbance(h: &mut String, r: &Report) {
     let d = &r.disturbance;
-    write!(h, "<h2>Disturbance</h2><p>Total {:.2} ac · peak at one time {:.2} ac{} · outside the site's parcels {:.2} ac</p></div></div>", d.total_acres, d.peak_acres, d.peak_date.map(|x| format!(" from {x}")).unwrap_or_default(), d.outside_parcels_acres).ok();
+    // `+ 0.0` makes a -0.0 (an exact cancellation) print as 0.00, never "-0.00 ac".
+    write!(h, "<h2>Disturbance</h2><p>Total {:.2} ac · peak at one time {:.2} ac{} · outside the site's parcels {:.2} ac</p></div></div>", d.total_acres, d.peak_acres, d.peak_date.map(|x| format!(" from {x}")).unwrap_or_default(), d.outside_parcels_acres + 0.0).ok();
     if !d.phases.is_empty() {
         write!(
             h,

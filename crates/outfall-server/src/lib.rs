@@ -8,6 +8,8 @@ mod features;
 mod gate;
 mod geojson_write;
 mod html;
+mod html_summary;
+mod inset_labels;
 mod inspections;
 mod limits;
 mod live;

@@ -199,9 +199,17 @@ pub async fn search(
             .map(|r| vec![r.min().x, r.min().y, r.max().x, r.max().y])
     };
     let best = |texts: &[&str]| texts.iter().filter_map(|t| rank(&query, t)).min();
+    // A street in the query finds a site by its own address, not by a name naming a street.
+    let street = outfall_core::search::names_street(&query);
     for r in st.reports.values() {
         let name = r.site.name.as_deref().unwrap_or("");
-        if let Some(m) = best(&[&r.site.id, name, r.site.address.as_deref().unwrap_or("")]) {
+        let address = r.site.address.as_deref().unwrap_or("");
+        let texts: &[&str] = if street {
+            &[address]
+        } else {
+            &[&r.site.id, name, address]
+        };
+        if let Some(m) = best(texts) {
             let label = format!("{} — {}", r.site.id, name);
             hits.push((
                 m,
@@ -226,12 +234,23 @@ pub async fn search(
                     }
                 }
             }
+            // A PWL ID ("0702-0001") finds the segment's water by the layer's join field.
+            let pwl = layer.text(f, layer.config.join_field.as_deref());
+            if let Some(pwl) =
+                pwl.filter(|p| rank(&query, p) == Some(outfall_core::search::Match::Exact))
+            {
+                if seen.insert(format!("pwl {pwl}")) {
+                    let label = format!("PWL {pwl} — {}", layer.name_of(f).unwrap_or_default());
+                    hits.push((outfall_core::search::Match::Exact, 1, label.clone(), json!({"kind": "water", "id": f.id, "label": label, "pwl_id": pwl, "bbox": bbox(&f.geometry)})));
+                }
+            }
         }
     }
     for parcels in st.catalog.layers_of(Role::Parcels) {
         for f in &parcels.features {
             let name = parcels.name_of(f).unwrap_or_default();
-            if let Some(m) = best(&[&f.id, &name]) {
+            let by_id = outfall_core::search::parcel_rank(&query, &f.id);
+            if let Some(m) = best(&[&f.id, &name]).into_iter().chain(by_id).min() {
                 let label = format!("{} {}", f.id, name);
                 hits.push((m, 2, label.clone(), json!({"kind": "parcel", "id": f.id, "label": label, "bbox": bbox(&f.geometry)})));
             }

@@ -175,16 +175,66 @@ fn check_plan(
     budget: &Budget,
 ) -> ApiResult<(Report, Subject)> {
     let unusable = |e| unusable(name, e);
-    screening::refuse_impossible(catalog, &upload.features, None).map_err(unusable)?;
-    let first = upload.features.first().map(|f| f.properties.to_map());
+    let (areas, outfall) = outfall_feature(&upload.features, &upload.site).map_err(unusable)?;
+    screening::refuse_impossible(catalog, &areas, outfall).map_err(unusable)?;
+    let first = areas.first().map(|f| f.properties.to_map());
     let record = outfall_core::registry::drawn_fields(
         &upload.site,
         first.unwrap_or_default(),
         &catalog.manifest.words,
     )
     .map_err(unusable)?;
-    let subject = Subject::drawn(name, &upload.features, None, record);
+    let subject = Subject::drawn(name, &areas, outfall, record);
     Ok((screening::check_within(catalog, &subject, budget)?, subject))
+}
+
+/// Splits an upload into its disturbed areas and its outfall: one Point feature is the
+/// applicant's outfall point (how a plan drawn in CAD or GIS marks it). Anything else that is
+/// not an area is refused by name rather than dropped, so no fact given is silently ignored:
+/// a line, a second point, or a point beside a `site.outfall` that already names one.
+fn outfall_feature(
+    features: &[outfall_core::load::Feature],
+    site: &serde_json::Map<String, serde_json::Value>,
+) -> outfall_core::Result<(
+    Vec<outfall_core::load::Feature>,
+    Option<geo_types::Point<f64>>,
+)> {
+    use geo_types::Geometry;
+    let refuse = |m: String| Err(outfall_core::Error::Input(m));
+    let mut areas = Vec::with_capacity(features.len());
+    let mut point: Option<(&str, geo_types::Point<f64>)> = None;
+    for f in features {
+        match &f.geometry {
+            Geometry::Polygon(_) | Geometry::MultiPolygon(_) => areas.push(f.clone()),
+            Geometry::Point(p) => {
+                if let Some((first, _)) = point {
+                    return refuse(format!("features {first} and {} are both points; give one outfall point (the place the site's runoff leaves it)", f.id));
+                }
+                point = Some((&f.id, *p));
+            }
+            other => {
+                return refuse(format!("feature {}: a {} is neither a disturbed area (Polygon) nor the outfall point (Point); remove it or draw it as one of those", f.id, geometry_words(other)));
+            }
+        }
+    }
+    let given = site.get("outfall").is_some_and(|v| !v.is_null());
+    if let (true, Some((id, _))) = (given, point) {
+        return refuse(format!(
+            "the outfall is given twice: by site.outfall and by the point feature {id}; keep one"
+        ));
+    }
+    Ok((areas, point.map(|(_, p)| p)))
+}
+
+fn geometry_words(g: &geo_types::Geometry<f64>) -> &'static str {
+    use geo_types::Geometry;
+    match g {
+        Geometry::LineString(_) | Geometry::Line(_) => "line",
+        Geometry::MultiLineString(_) => "set of lines",
+        Geometry::MultiPoint(_) => "set of points",
+        Geometry::GeometryCollection(_) => "geometry collection",
+        _ => "shape",
+    }
 }
 
 /// A refusal of the upload `name` by the core: its input errors are 422s that name it.
@@ -302,7 +352,7 @@ fn attachment(file: &str) -> HeaderValue {
 
 fn geojson_download(subject: &Subject, report: &Report) -> Response {
     let fc = export::to_geojson(&export::phase_features(subject, report));
-    let file = format!("{}.geojson", export::file_stem(&report.site.id));
+    let file = format!("{}-disturbance.geojson", export::file_stem(&report.site.id));
     (
         [
             (
@@ -328,7 +378,8 @@ fn zip_download(subject: &Subject, report: &Report) -> ApiResult<Response> {
             ),
             (
                 header::CONTENT_DISPOSITION,
-                attachment(&format!("{stem}.zip")),
+                // Named for what it holds and whose it is: "S06-disturbance.zip".
+                attachment(&format!("{stem}-disturbance.zip")),
             ),
         ],
         bytes,

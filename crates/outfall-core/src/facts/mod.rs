@@ -329,7 +329,9 @@ fn acreage_of(
             .iter(),
     );
     let outside = if catalog.layer(Role::Parcels).is_some() {
-        area::difference_acres(&disturbed, &parcel_union).clamp(0.0, total)
+        // `+ 0.0`: clamp keeps a -0.0 (an exact cancellation), which JSON and text would
+        // show as "-0.0" and "-0.00 ac".
+        area::difference_acres(&disturbed, &parcel_union).clamp(0.0, total) + 0.0
     } else {
         0.0
     };

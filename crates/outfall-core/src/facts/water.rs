@@ -162,6 +162,9 @@ pub struct TmdlWatershed {
     pub via: Option<String>,
     /// Along the path from the entry to where it enters (0 at the outfall or entry reach).
     pub distance_m: Option<f64>,
+    /// The reach where the water leaves the watershed, for a watershed the layer gives by the
+    /// network: every listed water on the path up to it lies inside the TMDL's watershed.
+    pub outlet_reach: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

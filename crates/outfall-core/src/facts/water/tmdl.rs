@@ -98,6 +98,7 @@ fn tmdl_of(layer: &crate::layer::Layer, f: &crate::load::Feature) -> TmdlWatersh
         ),
         via: None,
         distance_m: None,
+        outlet_reach: layer.text(f, layer.config.fields.get("outlet").map(String::as_str)),
     }
 }
 
