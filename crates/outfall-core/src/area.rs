@@ -392,13 +392,25 @@ mod tests {
         // The west half is on the parcels; the parcel list holds it twice, overlapping.
         let parcels = MultiPolygon(vec![rect(0.0, 0.001), rect(0.0005, 0.001)]);
         let outside = difference_acres(&site, &parcels);
-        assert!((outside - whole / 2.0).abs() < 1e-6 * whole, "{outside} of {whole}");
+        assert!(
+            (outside - whole / 2.0).abs() < 1e-6 * whole,
+            "{outside} of {whole}"
+        );
         // A parcel with a hole leaves the hole outside.
-        let hole = LineString::from(vec![(0.0002, 0.0002), (0.0004, 0.0002), (0.0004, 0.0004), (0.0002, 0.0004), (0.0002, 0.0002)]);
+        let hole = LineString::from(vec![
+            (0.0002, 0.0002),
+            (0.0004, 0.0002),
+            (0.0004, 0.0004),
+            (0.0002, 0.0004),
+            (0.0002, 0.0002),
+        ]);
         let holed = Polygon::new(rect(0.0, 0.002).exterior().clone(), vec![hole.clone()]);
         let in_hole = area_acres(&MultiPolygon(vec![Polygon::new(hole, vec![])]));
         let outside = difference_acres(&site, &MultiPolygon(vec![holed]));
-        assert!((outside - in_hole).abs() < 1e-6 * whole, "{outside} vs the hole's {in_hole}");
+        assert!(
+            (outside - in_hole).abs() < 1e-6 * whole,
+            "{outside} vs the hole's {in_hole}"
+        );
         assert_eq!(difference_acres(&site, &MultiPolygon(vec![])), whole);
     }
 
