@@ -58,25 +58,36 @@ fn a_catchment_counts_exactly_the_cells_upstream_of_its_snapped_pour_point() {
     let (cell, c) = dem.surface_catchment(3.3, -5.3).expect("snaps");
     assert_eq!(cell, 5 * 7 + 3);
     // Column 3 down to row 5, and what the filled pit draws in (see the test above).
-    let expected: Vec<u32> = [(1, 2), (1, 3), (1, 4), (2, 2), (2, 3), (2, 4), (3, 2), (3, 3)]
-        .iter()
-        .chain(&[(4, 3), (5, 3)])
-        .map(|&(r, c)| r * 7 + c)
-        .collect();
+    let expected: Vec<u32> = [
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 2),
+        (2, 3),
+        (2, 4),
+        (3, 2),
+        (3, 3),
+    ]
+    .iter()
+    .chain(&[(4, 3), (5, 3)])
+    .map(|&(r, c)| r * 7 + c)
+    .collect();
     assert_eq!(c.cells, expected);
     assert_eq!(c.area_m2, 10.0);
     let poly = dem.polygon(&c);
     assert_eq!(poly.0.len(), 1);
     use geo::Area;
     assert_eq!(poly.unsigned_area(), 10.0);
-    assert_eq!(poly.signed_area(), 10.0, "outer rings run counter-clockwise");
-    // A point on a cell that drains too little snaps down the slope.
-    let (cell, _) = dem.surface_catchment(3.5, -1.5).expect("snaps");
     assert_eq!(
-        cell / 7,
-        4,
-        "row 4 is the first whose accumulation exceeds 3"
+        poly.signed_area(),
+        10.0,
+        "outer rings run counter-clockwise"
     );
+    // A point on a cell that drains too little snaps down the slope, to the filled pit
+    // (accumulation 8), whose north-west corner is nearest of those above 3.
+    let (cell, c) = dem.surface_catchment(3.5, -1.5).expect("snaps");
+    assert_eq!(cell, 3 * 7 + 3);
+    assert_eq!(c.cell_count, 8);
 }
 
 #[test]
@@ -264,18 +275,29 @@ fn johnson_sewershed_adds_the_land_its_pipes_bring_in() {
     let s = dem
         .sewershed_xy(cat.storm.as_ref(), POUR)
         .expect("sewershed");
-    // stormcatchments' test_get_catchment: round(area) == 6796 m².
+    // stormcatchments' test_get_catchment has round(area) == 6796 m² (13,870 cells) and
+    // snaps to the same cell. Outfall's holds those cells and 1,098 more (537 m²): land
+    // whose water pysheds strands in pits its flat inflation makes (see docs/storm.md).
     let surface = s.surface.area_m2;
+    let [sx, sy] = s.snapped_dem;
     assert!(
-        (surface - 6796.0).abs() / 6796.0 < 0.01,
+        (sx - 484636.6).abs() < 1e-6 && (sy - 237166.3).abs() < 1e-3,
+        "{sx},{sy}"
+    );
+    assert!(
+        (6796.0..6796.0 * 1.1).contains(&surface),
         "surface {surface} m²"
     );
     assert!(
-        s.network.area_m2 > surface * 1.5,
+        s.network.area_m2 > surface * 5.0,
         "network {} m²",
         s.network.area_m2
     );
-    assert!(!s.added.is_empty(), "inlets piped in");
+    let added: Vec<&str> = s.added.iter().map(|i| i.id.as_str()).collect();
+    assert!(
+        added.contains(&"21135"),
+        "piped to outfall 21134: {added:?}"
+    );
     let cell = |[x, y]: [f64; 2]| dem.grid.cell_at(x, y).expect("on the DEM");
     // stormcatchments' test_get_stormcatchment: inside and outside points.
     for p in [[484700.0, 237490.0], [484696.0, 237272.0]] {

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 struct Round<'a> {
     dem: &'a Dem,
     net: &'a StormNetwork,
+    to_dem: &'a Proj,
     /// Each structure's point in the DEM's CRS, and the cell it snaps to.
     xy: Vec<[f64; 2]>,
     snapped: Vec<Option<usize>>,
@@ -168,7 +169,7 @@ impl<'a> Round<'a> {
     fn new(
         dem: &'a Dem,
         net: &'a StormNetwork,
-        to_dem: &Proj,
+        to_dem: &'a Proj,
         pour_cell: usize,
         surface: &Catchment,
     ) -> Result<Round<'a>> {
@@ -185,6 +186,7 @@ impl<'a> Round<'a> {
         Ok(Round {
             dem,
             net,
+            to_dem,
             done: vec![false; xy.len()],
             xy,
             snapped,
@@ -204,6 +206,14 @@ impl<'a> Round<'a> {
         self.net.structure(id)
     }
 
+    /// Whether a lon/lat point (where pipes end, with or without a structure) lies inside.
+    fn point_inside(&self, at: [f64; 2]) -> bool {
+        let Ok([x, y]) = self.dem.convert(self.to_dem, at) else {
+            return false;
+        };
+        self.dem.grid.cell_at(x, y).is_some_and(|c| self.inside[c])
+    }
+
     /// Inlets inside whose every outfall lies outside: their land leaves by pipe. The land
     /// of an inlet that holds the pour point itself is kept, or nothing would remain.
     fn remove_piped_away(&mut self) -> Vec<SewershedInlet> {
@@ -213,11 +223,11 @@ impl<'a> Round<'a> {
                 continue;
             }
             let down = self.net.downstream(&[s]);
+            // Where the pipes end counts, structure or bare pipe end; an inlet whose trace
+            // meets an undecided pipe may reach more, so its land stays.
             let leaves = !down.outfalls.is_empty()
-                && down
-                    .outfalls
-                    .iter()
-                    .all(|o| self.structure_of(&o.id).is_none_or(|t| !self.is_inside(t)));
+                && down.undecided.is_empty()
+                && down.outfalls.iter().all(|o| !self.point_inside(o.at));
             let Some(cell) = self.snapped[s].filter(|_| leaves) else {
                 continue;
             };
