@@ -101,7 +101,7 @@ layers > "$OUT/net/outfall.toml"
 { layers; printf '[[layer]]\nrole = "dem"\npath = "%s/dem.tif"\n' "$DATA"; } > "$OUT/dem/outfall.toml"
 POINT="$("$VENV/bin/python" -c "import json; p=json.load(open('$OUT/reference.json'))['pour_lonlat']; print(f'{p[0]:.10f},{p[1]:.10f}')")"
 T0=$(date +%s.%N)
-"$BIN" sewer --data "$OUT/dem" --point "$POINT" --json > "$OUT/outfall.json"
+"$BIN" sewer --data "$OUT/dem" --point="$POINT" --json > "$OUT/outfall.json"
 T1=$(date +%s.%N)
 echo "$T0 $T1" > "$OUT/outfall.time"
 for id in $("$VENV/bin/python" -c "import json; print(' '.join(json.load(open('$OUT/reference.json'))['upstream']))"); do

@@ -44,7 +44,7 @@ fn a_pit_is_filled_and_every_interior_cell_drains() {
     assert_eq!(dem.direction[2 * 7 + 2], 2, "south-east");
     assert_eq!(dem.direction[2 * 7 + 4], 8, "south-west");
     assert_eq!(dem.direction[3 * 7 + 4], 4, "south");
-    assert_eq!(dem.accumulation[1 * 7 + 3], 1);
+    assert_eq!(dem.accumulation[7 + 3], 1, "(1,3)");
     assert_eq!(dem.accumulation[3 * 7 + 3], 8);
     assert_eq!(dem.accumulation[6 * 7 + 3], 11);
     assert_eq!(dem.accumulation[6 * 7 + 4], 4, "column 4 without (2,4)");
@@ -103,10 +103,10 @@ fn a_flat_drains_to_its_outlet_and_a_ring_polygon_keeps_its_hole() {
         dy_m: 2.0,
     };
     let mut z = vec![10.0f32; 81];
-    for i in 0..81 {
+    for (i, v) in z.iter_mut().enumerate() {
         let (r, c) = (i / 9, i % 9);
         if r == 0 || c == 0 || r == 8 || c == 8 {
-            z[i] = 12.0;
+            *v = 12.0;
         }
     }
     z[8 * 9 + 4] = 9.0;

@@ -3,11 +3,9 @@
 
 use super::flow::{drains_into, neighbour, OFFSETS};
 use super::Dem;
+use crate::area::SQ_M_PER_ACRE;
 use crate::config::StructureKind;
 use serde::Serialize;
-
-/// Square metres per acre (US survey and international acre agree to 1 part in 250,000).
-pub const M2_PER_ACRE: f64 = 4046.856_422_4;
 
 /// A set of DEM cells and its planar area in the DEM's projected CRS.
 #[derive(Debug, Clone, Serialize)]
@@ -26,7 +24,7 @@ impl Catchment {
         Catchment {
             cell_count: cells.len(),
             area_m2: (area_m2 * 100.0).round() / 100.0,
-            area_acres: (area_m2 / M2_PER_ACRE * 10_000.0).round() / 10_000.0,
+            area_acres: (area_m2 / SQ_M_PER_ACRE * 10_000.0).round() / 10_000.0,
             cells,
         }
     }
