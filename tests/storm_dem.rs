@@ -324,3 +324,67 @@ fn johnson_sewershed_adds_the_land_its_pipes_bring_in() {
         .expect("lon");
     assert!((-72.8..-72.6).contains(&lon), "{lon}");
 }
+
+async fn http_get(state: outfall_server::AppState, uri: &str) -> (u16, serde_json::Value) {
+    use axum::body::Body;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let req = axum::http::Request::get(uri)
+        .body(Body::empty())
+        .expect("request");
+    let res = outfall_server::app(state)
+        .oneshot(req)
+        .await
+        .expect("response");
+    let status = res.status().as_u16();
+    let body = res.into_body().collect().await.expect("body").to_bytes();
+    (status, serde_json::from_slice(&body).unwrap_or_default())
+}
+
+fn state_of(cat: Catalog) -> outfall_server::AppState {
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    outfall_server::AppState::new(std::sync::Arc::new(cat), web)
+}
+
+#[tokio::test]
+async fn http_answers_a_points_sewershed_and_says_when_there_is_no_dem() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (_, z) = tilted_plane_with_pit();
+    let tags = vec![
+        (Tag::ModelPixelScaleTag, vec![0.5, 0.5, 0.0]),
+        (
+            Tag::ModelTiepointTag,
+            vec![0.0, 0.0, 0.0, 484000.0, 238000.0, 0.0],
+        ),
+    ];
+    write_geotiff(&dir.path().join("dem.tif"), 7, 7, &z, &tags, 6589);
+    std::fs::write(
+        dir.path().join("outfall.toml"),
+        "[rules]\ndem_snap_threshold_cells = 3\n[[layer]]\nrole = \"dem\"\npath = \"dem.tif\"\n",
+    )
+    .expect("manifest");
+    let state = state_of(Catalog::open(dir.path()).expect("loads"));
+    let p = proj::Proj::new_known_crs("EPSG:6589", "EPSG:4326", None).expect("proj");
+    let (lon, lat) = p
+        .convert((484000.0 + 3.3 * 0.5, 238000.0 - 5.3 * 0.5))
+        .expect("to lon/lat");
+    let (status, v) = http_get(state.clone(), &format!("/sewershed?point={lon},{lat}")).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["type"], "FeatureCollection");
+    // The ten cells of the synthetic catchment, 0.25 m² each; no network, so the same.
+    assert_eq!(v["features"][0]["properties"]["area_m2"], 2.5);
+    assert_eq!(v["features"][1]["properties"]["area_m2"], 2.5);
+    let (status, v) = http_get(state.clone(), "/sewershed?point=10,10").await;
+    assert_eq!(status, 422, "a point off the DEM: {v}");
+    let (status, v) = http_get(state.clone(), "/outfalls/X/sewershed").await;
+    assert_eq!(status, 404, "{v}");
+
+    let (_d, plain) = {
+        let d = common::demo_copy();
+        let c = Catalog::open(d.path()).expect("demo loads");
+        (d, c)
+    };
+    let (status, v) = http_get(state_of(plain), &format!("/sewershed?point={lon},{lat}")).await;
+    assert_eq!(status, 404);
+    assert!(v.to_string().contains("no dem layer loaded"), "{v}");
+}
