@@ -1,14 +1,16 @@
 //! `outfall sewer`: the storm-sewer trace of a site or a point down to its outfalls and
-//! receiving waters, or everything upstream of an outfall.
+//! receiving waters, or everything upstream of an outfall; with a DEM, the sewershed of the
+//! outfall or the point (its surface and its network-aware catchment).
 
 use super::{emit, load_current};
 use anyhow::{bail, Context};
+use outfall_core::dem::{Catchment, Sewershed, SewershedInlet};
 use outfall_core::facts::water::{gather, WaterFacts};
 use outfall_core::screening::parse_point;
 use outfall_core::storm::{Downstream, Upstream};
 use outfall_core::subject::Subject;
 use outfall_core::Catalog;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -43,13 +45,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let Some(up) = net.upstream(id) else {
             bail!("no storm structure or pipe end has id '{id}'");
         };
-        return emit(&if args.json {
-            format!("{}\n", serde_json::to_string_pretty(&up)?)
-        } else {
-            upstream_text(&up)
-        });
+        let pour = net.structure(id).map(|s| net.structures[s].at);
+        let shed = pour
+            .map(|at| sewershed(&catalog, at))
+            .transpose()?
+            .flatten();
+        if args.json {
+            let mut v = serde_json::to_value(&up)?;
+            if let (Some(shed), Some(m)) = (&shed, v.as_object_mut()) {
+                m.insert("sewershed".into(), shed.1.clone());
+            }
+            return emit(&format!("{}\n", serde_json::to_string_pretty(&v)?));
+        }
+        return emit(&(upstream_text(&up) + &sewershed_text(&catalog, shed.as_ref())));
     }
     let (label, water) = downstream_of(&catalog, &args)?;
+    let pour = args.point.as_deref().and_then(parse_point);
+    let shed = pour
+        .map(|p| sewershed(&catalog, [p.x(), p.y()]))
+        .transpose()?
+        .flatten();
     if args.json {
         let v = json!({
             "subject": label,
@@ -57,14 +72,61 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "receiving_waters": water.names,
             "listed": water.listed.iter().map(|l| &l.id).collect::<Vec<_>>(),
             "sewer": water.sewer,
+            "sewershed": shed.as_ref().map(|s| &s.1),
         });
         return emit(&format!("{}\n", serde_json::to_string_pretty(&v)?));
     }
-    emit(&downstream_text(
-        &label,
-        &water,
-        catalog.manifest.rules.storm_inlet_search_m,
-    ))
+    let mut text = downstream_text(&label, &water, catalog.manifest.rules.storm_inlet_search_m);
+    if pour.is_some() {
+        text += &sewershed_text(&catalog, shed.as_ref());
+    }
+    emit(&text)
+}
+
+/// The sewershed of a lon/lat pour point and its GeoJSON, or None without a DEM.
+fn sewershed(catalog: &Catalog, at: [f64; 2]) -> anyhow::Result<Option<(Sewershed, Value)>> {
+    let Some(dem) = catalog.dem.as_ref() else {
+        return Ok(None);
+    };
+    let s = dem.sewershed(catalog.storm.as_ref(), at)?;
+    let v = dem.sewershed_geojson(&s)?;
+    Ok(Some((s, v)))
+}
+
+fn sewershed_text(catalog: &Catalog, shed: Option<&(Sewershed, Value)>) -> String {
+    let Some((s, _)) = shed else {
+        return if catalog.dem.is_none() {
+            "sewershed: no dem layer loaded\n".into()
+        } else {
+            String::new()
+        };
+    };
+    let area = |c: &Catchment| {
+        format!(
+            "{:.1} m² ({:.4} acres, {} cells)",
+            c.area_m2, c.area_acres, c.cell_count
+        )
+    };
+    let ids = |l: &[SewershedInlet]| {
+        l.iter()
+            .map(|i| i.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = format!(
+        "sewershed (pour point snapped to accumulation > {} cells; {}):\n  surface catchment: {}\n  network-aware catchment: {}\n",
+        s.snap_threshold_cells,
+        s.area_method,
+        area(&s.surface),
+        area(&s.network)
+    );
+    if !s.added.is_empty() {
+        out += &format!("  added, piped in: {}\n", ids(&s.added));
+    }
+    if !s.removed.is_empty() {
+        out += &format!("  removed, piped elsewhere: {}\n", ids(&s.removed));
+    }
+    out
 }
 
 /// The water facts of the site or point the arguments name, with a label for it.

@@ -50,6 +50,8 @@ pub struct Catalog {
     pub rainfall: Vec<load::rainfall::Rainfall>,
     /// The storm-sewer network, when storm pipes are loaded.
     pub storm: Option<crate::storm::StormNetwork>,
+    /// The conditioned DEM of a `dem` layer, shared by the copies of a catalog.
+    pub dem: Option<std::sync::Arc<crate::dem::Dem>>,
     site_index: HashMap<String, usize>,
 }
 
@@ -65,6 +67,7 @@ impl Catalog {
             mut layers,
             impaired_tables,
             rainfall,
+            dem,
         } = read_all(&manifest, progress)?;
         let total = manifest.layers.len();
         progress("stream network", total, total);
@@ -99,6 +102,7 @@ impl Catalog {
             site_problems: Vec::new(),
             rainfall,
             storm,
+            dem,
             site_index,
         };
         catalog.site_problems = check_sites(&catalog);
@@ -280,6 +284,7 @@ struct Read {
     layers: Vec<Layer>,
     impaired_tables: Vec<ImpairedTable>,
     rainfall: Vec<load::rainfall::Rainfall>,
+    dem: Option<std::sync::Arc<crate::dem::Dem>>,
 }
 
 /// Reads every layer of the manifest in its order, each checked to lie where the manifest
@@ -289,6 +294,7 @@ fn read_all(manifest: &Manifest, progress: Progress) -> Result<Read> {
         layers: Vec::new(),
         impaired_tables: Vec::new(),
         rainfall: Vec::new(),
+        dem: None,
     };
     let total = manifest.layers.len();
     let mut origins: Vec<(String, bool)> = Vec::new();
@@ -298,6 +304,11 @@ fn read_all(manifest: &Manifest, progress: Progress) -> Result<Read> {
             check_inside(manifest, cfg)?;
             read.rainfall
                 .push(load::rainfall::read(&manifest.dir, cfg)?);
+            continue;
+        }
+        if cfg.role == Role::Dem {
+            check_inside(manifest, cfg)?;
+            read.dem = Some(read_dem(manifest, cfg, read.dem.is_some())?);
             continue;
         }
         let is_table = cfg
@@ -329,6 +340,25 @@ fn read_all(manifest: &Manifest, progress: Progress) -> Result<Read> {
     }
     log_origins(&manifest.dir, &origins);
     Ok(read)
+}
+
+/// The one DEM of a data set, read and conditioned once.
+fn read_dem(
+    manifest: &Manifest,
+    cfg: &LayerConfig,
+    second: bool,
+) -> Result<std::sync::Arc<crate::dem::Dem>> {
+    if second {
+        return Err(Error::Manifest {
+            path: manifest.dir.join(crate::config::MANIFEST_FILE),
+            reason: format!(
+                "{}: a second dem layer; a data set has one DEM",
+                cfg.path.display()
+            ),
+        });
+    }
+    let dem = crate::dem::Dem::load(&manifest.dir, cfg, manifest.rules.dem_snap_threshold_cells)?;
+    Ok(std::sync::Arc::new(dem))
 }
 
 /// The collection id of the next layer of `role`: the role, then `role-2`, `role-3`, ...

@@ -40,10 +40,12 @@ pub enum Role {
     /// Storm-sewer structures (points): inlets, manholes, outfalls, culvert ends.
     #[serde(rename = "storm_structures")]
     StormStructures,
+    /// A digital elevation model (single-band GeoTIFF) for the sewershed's surface part.
+    Dem,
 }
 
 impl Role {
-    pub const ALL: [Role; 13] = [
+    pub const ALL: [Role; 14] = [
         Role::Parcels,
         Role::Disturbance,
         Role::Sites,
@@ -57,6 +59,7 @@ impl Role {
         Role::Rainfall,
         Role::StormPipes,
         Role::StormStructures,
+        Role::Dem,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -74,6 +77,7 @@ impl Role {
             Role::Rainfall => "rainfall",
             Role::StormPipes => "storm_pipes",
             Role::StormStructures => "storm_structures",
+            Role::Dem => "dem",
         }
     }
 
@@ -327,7 +331,10 @@ impl Manifest {
                     l.path.display()
                 )));
             }
-            let needs_id = !matches!(l.role, Role::Disturbance | Role::Boundary | Role::Rainfall);
+            let needs_id = !matches!(
+                l.role,
+                Role::Disturbance | Role::Boundary | Role::Rainfall | Role::Dem
+            );
             if needs_id && l.id_field.is_none() {
                 return Err(bad(format!(
                     "layer {} ({}): id_field is required",

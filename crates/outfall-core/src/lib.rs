@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod claims;
 pub mod clip;
 pub mod config;
+pub mod dem;
 pub mod error;
 pub mod export;
 pub mod facts;

@@ -203,5 +203,8 @@ pub fn is_geometry_layer(cfg: &LayerConfig) -> bool {
         .path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    cfg.role != crate::config::Role::Rainfall && !is_table
+    !matches!(
+        cfg.role,
+        crate::config::Role::Rainfall | crate::config::Role::Dem
+    ) && !is_table
 }

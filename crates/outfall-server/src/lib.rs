@@ -86,6 +86,8 @@ pub fn app(state: AppState) -> Router {
         .routes(routes!(sites::parcel_waters))
         .routes(routes!(sites::parcel_report_html))
         .routes(routes!(sewer::upstream))
+        .routes(routes!(sewer::outfall_sewershed))
+        .routes(routes!(sewer::point_sewershed))
         .routes(routes!(uploads::check))
         .routes(routes!(uploads::check_export_geojson))
         .routes(routes!(uploads::check_export_zip))

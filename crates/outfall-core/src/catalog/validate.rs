@@ -78,6 +78,9 @@ pub fn validate(dir: &Path) -> Validation {
         let result = check_inside(&manifest, cfg).and_then(|_| {
             if cfg.role == Role::Rainfall {
                 load::rainfall::read(&manifest.dir, cfg).map(|_| ())
+            } else if cfg.role == Role::Dem {
+                crate::dem::Dem::load(&manifest.dir, cfg, manifest.rules.dem_snap_threshold_cells)
+                    .map(|_| ())
             } else if is_table {
                 read_impaired_table(&manifest.dir, cfg).map(|_| ())
             } else {

@@ -202,6 +202,8 @@ settings! {
         "Metres from the site within which the nearest water is taken as the receiving water.";
     storm_inlet_search_m: f64 = 30.0, AtLeast(0.0), "(7)(b)[1][m]",
         "Metres around a site within which a storm-sewer inlet takes its runoff (inlets inside it always do).";
+    dem_snap_threshold_cells: u32 = 1000, AtLeast(0.0), "(7)(b)[1][m]",
+        "DEM cells that must drain through a cell before a sewershed's pour point snaps to it (stormcatchments' and pysheds' `acc_thresh`, 1000 cells = 490 m² on a 0.7 m DEM).";
     trace_limit_km: f64 = 50.0, AtLeast(0.0), "(7)(b)[1][m]",
         "Kilometres the downstream trace follows the flow before it stops.";
     impaired_match_m: f64 = 100.0, AtLeast(0.0), "(7)(b)[2] Condition A",
