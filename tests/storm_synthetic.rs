@@ -363,6 +363,34 @@ async fn http_serves_an_outfalls_upstream_network_and_the_storm_collections() {
         let (status, v) = http_get(state.clone(), &format!("/collections/{c}/items")).await;
         assert_eq!(status, 200, "{c}: {v}");
     }
+    // What a map draws arrows and symbols from: P2 is digitised from MH2 to MH1, but its
+    // inverts run it from MH1 to MH2; P8 nothing directs.
+    let (_, v) = http_get(state.clone(), "/collections/storm_pipes/items?limit=100").await;
+    let flow = |id: &str| {
+        let f = v["features"]
+            .as_array()
+            .expect("pipes")
+            .iter()
+            .find(|f| f["id"] == id);
+        f.map(|f| f["properties"]["flow"].clone())
+    };
+    assert_eq!(flow("P2"), Some(serde_json::json!("against")), "{v}");
+    assert_eq!(flow("P1"), Some(serde_json::json!("along")), "{v}");
+    // P8 is the second pipes layer's.
+    let (_, v) = http_get(state.clone(), "/collections/storm_pipes-2/items").await;
+    assert_eq!(v["features"][0]["id"], "P8", "{v}");
+    assert_eq!(v["features"][0]["properties"]["flow"], "undecided", "{v}");
+    let (_, v) = http_get(state, "/collections/storm_structures/items?limit=100").await;
+    let kind = |id: &str| {
+        let f = v["features"]
+            .as_array()
+            .expect("structures")
+            .iter()
+            .find(|f| f["id"] == id);
+        f.map(|f| f["properties"]["kind"].clone())
+    };
+    assert_eq!(kind("CB1"), Some(serde_json::json!("inlet")), "{v}");
+    assert_eq!(kind("OF2"), Some(serde_json::json!("outfall")), "{v}");
 }
 
 #[test]

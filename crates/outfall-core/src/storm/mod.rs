@@ -82,6 +82,25 @@ impl StormNetwork {
         self.structures.iter().position(|s| s.id == id)
     }
 
+    /// The pipe made from this feature of this layer (indices into the catalog's layers).
+    /// Pipes are built in layer and feature order, so a binary search finds it.
+    pub fn pipe_of(&self, layer: usize, feature: usize) -> Option<&Pipe> {
+        let i = self
+            .pipes
+            .binary_search_by(|p| (p.layer, p.feature).cmp(&(layer, feature)))
+            .ok()?;
+        Some(&self.pipes[i])
+    }
+
+    /// The structure made from this feature of this layer, found as `pipe_of` finds pipes.
+    pub fn structure_of(&self, layer: usize, feature: usize) -> Option<&Structure> {
+        let i = self
+            .structures
+            .binary_search_by(|s| (s.layer, s.feature).cmp(&(layer, feature)))
+            .ok()?;
+        Some(&self.structures[i])
+    }
+
     /// How many pipes each piece of evidence decided, in the order of strength.
     pub fn evidence_counts(&self) -> Vec<(Evidence, usize)> {
         Evidence::ALL
