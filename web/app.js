@@ -6,6 +6,7 @@ import {
 } from "./map.js";
 import { renderSites, sortSites, renderReport, renderError, h, BADGE_KEY, mapLegendEl } from "./panel.js";
 import { PolygonDraw } from "./draw.js";
+import { showUpstream } from "./storm.js";
 import { linkFor, readLink, encodeCheck, decodeCheck } from "./permalink.js";
 import { mountInspections } from "./inspections.js";
 import { setupOfficer } from "./officer.js";
@@ -494,7 +495,7 @@ function setupCrsForm() {
 
 
 // ---------------------------------------------------------------- map clicks
-const CLICK_LAYERS = ["site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "parcels-fill"];
+const CLICK_LAYERS = ["storm-structures-circle", "site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "parcels-fill"];
 
 function setupMapInteraction(map) {
   const layers = () => CLICK_LAYERS.filter((l) => map.getLayer(l) && map.getLayoutProperty(l, "visibility") !== "none");
@@ -510,6 +511,12 @@ function setupMapInteraction(map) {
       feats = [];
     }
     const byLayer = (id) => feats.find((f) => f.layer && f.layer.id === id);
+    const structure = byLayer("storm-structures-circle");
+    if (structure && structure.properties && structure.properties.kind === "outfall") {
+      const id = String(structure.properties.id);
+      showUpstream(map, id).then(setStatus, (err) => setStatus(`Outfall ${id}: ${err.message}`));
+      return;
+    }
     const dist = byLayer("site-points") || byLayer("disturbance-fill") || byLayer("disturbance-stabilized");
     if (dist && dist.properties && dist.properties.site_id != null) {
       openSite(String(dist.properties.site_id));

@@ -2,6 +2,7 @@
 import * as maplibregl from "/vendor/maplibre-gl/maplibre-gl.mjs";
 import { api } from "./api.js";
 import { addLayer, isGroupVisible } from "./legend.js";
+import { addStormLayers } from "./storm.js";
 import { LineLabels } from "./labels.js";
 import { EMPTY_FC, validBbox, geojsonBbox, lineMidpoint, hasGeometry, normalizeIds } from "./geo.js";
 
@@ -535,6 +536,9 @@ export async function addOutfallLayers(map, collectionIds, bbox) {
       paint: { "line-color": COLORS.boundary, "line-width": 2.2, "line-dasharray": [6, 3] },
     });
   }
+
+  // --- Storm sewer (pipes, structures, an outfall's upstream network) ---
+  sourceIds.push(...(await addStormLayers(map, has, api.itemsAll, warnings)));
 
   // --- Highlights: receiving waters, downstream trace, selected site, user polygon ---
   map.addSource("trace", { type: "geojson", data: EMPTY_FC });

@@ -9,6 +9,7 @@ export const GROUPS = [
   { key: "waterbodies", label: "Waterbodies" },
   { key: "impaired", label: "Impaired (303(d))" },
   { key: "tmdl", label: "TMDL watersheds" },
+  { key: "storm", label: "Storm sewer (pipes, arrows downstream)" },
   { key: "boundary", label: "Town boundary" },
   { key: "trace", label: "Selected site & downstream trace" },
   { key: "basemap", label: "Roads and street names" },

@@ -2,6 +2,7 @@
 import * as maplibregl from "/vendor/maplibre-gl/maplibre-gl.mjs";
 import { tryFetchJSON } from "./api.js";
 import { COLORS, outfallFeatures } from "./layers.js";
+import { showSewerPath } from "./storm.js";
 import { EMPTY_FC, validBbox, toFC, indexById } from "./geo.js";
 
 export { maplibregl };
@@ -165,6 +166,7 @@ export function showSelection(map, sel) {
   if (map.getLayer("selected-site")) map.setFilter("selected-site", ["==", ["to-string", ["get", "id"]], siteId]);
   setData(map, "selection", sel.geometry ? toFC(sel.geometry) : { type: "FeatureCollection", features: [] });
   setData(map, "outfall", outfallFeatures(report));
+  showSewerPath(map, report);
   return features;
 }
 
@@ -172,6 +174,7 @@ export function clearSelection(map) {
   setData(map, "trace", EMPTY_FC);
   setData(map, "selection", EMPTY_FC);
   setData(map, "outfall", EMPTY_FC);
+  showSewerPath(map, null);
   if (map.getLayer("receiving-waterbodies")) map.setFilter("receiving-waterbodies", ["in", ["get", "id"], ["literal", []]]);
   if (map.getLayer("selected-disturbance")) map.setFilter("selected-disturbance", ["==", ["get", "site_id"], "\u0000none"]);
   if (map.getLayer("selected-site")) map.setFilter("selected-site", ["==", ["get", "id"], "\u0000none"]);

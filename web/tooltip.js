@@ -34,6 +34,10 @@ export function tooltipFor(state, f) {
     const label = k && p[k] != null ? String(p[k]) : "";
     return `Parcel ${parcelIdOf(p, f.id) ?? ""}${label ? " · " + label : ""}`;
   }
+  if (lid === "storm-structures-circle") {
+    const kind = String(p.kind || "structure").replace("_", " ");
+    return `Storm ${kind} ${p.id ?? ""}${p.kind === "outfall" ? " · click: what drains to it" : ""}`;
+  }
   const sid = p.site_id ?? p.id;
   const name = siteName(state, sid);
   let t = `Site ${sid}${name ? " · " + name : ""}`;
