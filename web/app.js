@@ -496,6 +496,7 @@ function setupCrsForm() {
 
 // ---------------------------------------------------------------- map clicks
 const CLICK_LAYERS = ["storm-structures-circle", "site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "parcels-fill"];
+const HOVER_ORDER = ["site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "storm-structures-circle", "parcels-fill"];
 
 function setupMapInteraction(map) {
   const layers = () => CLICK_LAYERS.filter((l) => map.getLayer(l) && map.getLayoutProperty(l, "visibility") !== "none");
@@ -511,12 +512,6 @@ function setupMapInteraction(map) {
       feats = [];
     }
     const byLayer = (id) => feats.find((f) => f.layer && f.layer.id === id);
-    const structure = byLayer("storm-structures-circle");
-    if (structure && structure.properties && structure.properties.kind === "outfall") {
-      const id = String(structure.properties.id);
-      showUpstream(map, id).then(setStatus, (err) => setStatus(`Outfall ${id}: ${err.message}`));
-      return;
-    }
     const dist = byLayer("site-points") || byLayer("disturbance-fill") || byLayer("disturbance-stabilized");
     if (dist && dist.properties && dist.properties.site_id != null) {
       openSite(String(dist.properties.site_id));
@@ -525,6 +520,13 @@ function setupMapInteraction(map) {
     const site = byLayer("sites-fill");
     if (site && site.properties && site.properties.id != null) {
       openSite(String(site.properties.id));
+      return;
+    }
+    // Below a site's dot and polygons, above its parcels: an outfall shows what drains to it.
+    const structure = byLayer("storm-structures-circle");
+    if (structure && structure.properties && structure.properties.kind === "outfall") {
+      const id = String(structure.properties.id);
+      showUpstream(map, id).then(setStatus, (err) => setStatus(`Outfall ${id}: ${err.message}`));
       return;
     }
     const parcel = byLayer("parcels-fill");
@@ -546,7 +548,10 @@ function setupMapInteraction(map) {
       feats = map.queryRenderedFeatures(e.point, { layers: layers() });
     } catch { /* style changing */ }
     map.getCanvas().style.cursor = feats.length ? "pointer" : "";
-    if (feats.length) popup.setLngLat(e.lngLat).setText(tooltipFor(state, feats[0])).addTo(map);
+    // A site names itself before a storm structure inside it, and a structure before a parcel.
+    const rank = (f) => HOVER_ORDER.indexOf(f.layer && f.layer.id);
+    const top = feats.reduce((a, f) => (a && rank(a) <= rank(f) ? a : f), null);
+    if (feats.length) popup.setLngLat(e.lngLat).setText(tooltipFor(state, top)).addTo(map);
     else popup.remove();
     const p = feats.find((f) => f.layer && f.layer.id === "parcels-fill");
     const next = p && p.id != null ? p.id : null;
