@@ -91,7 +91,7 @@ export async function showUpstream(map, outfallId) {
   try {
     const shed = await fetchJSON(`/outfalls/${id}/sewershed`);
     map.getSource("storm-sewershed")?.setData(shed || EMPTY_FC);
-    const net = (shed.features || []).find((f) => f.properties && /network/.test(String(f.properties.catchment || f.properties.kind || "")));
+    const net = (shed.features || []).find((f) => f.properties && f.properties.kind === "network_catchment");
     const acres = net && Number(net.properties.area_acres);
     if (Number.isFinite(acres)) text += `; its sewershed is ${acres.toFixed(2)} ac`;
   } catch (err) {

@@ -20,15 +20,18 @@ pub async fn upstream(
     Path(id): Path<String>,
     _: Params<JsonOnly>,
 ) -> ApiResult<Json<Value>> {
-    let net = st
-        .catalog
-        .storm
-        .as_ref()
-        .ok_or_else(|| ApiError::NotFound("no storm network is loaded".into()))?;
+    let net = network(&st)?;
     let up = net
         .upstream(&id)
         .ok_or_else(|| ApiError::NotFound(format!("storm structure '{id}' not found")))?;
     Ok(Json(net.upstream_geojson(&st.catalog.layers, &up)))
+}
+
+fn network(st: &AppState) -> ApiResult<&outfall_core::storm::StormNetwork> {
+    st.catalog
+        .storm
+        .as_ref()
+        .ok_or_else(|| ApiError::NotFound("no storm network is loaded".into()))
 }
 
 /// `?point=LON,LAT`, the pour point of `/sewershed`.
@@ -60,11 +63,7 @@ pub async fn outfall_sewershed(
     Path(id): Path<String>,
     _: Params<JsonOnly>,
 ) -> ApiResult<Json<Value>> {
-    let net = st
-        .catalog
-        .storm
-        .as_ref()
-        .ok_or_else(|| ApiError::NotFound("no storm network is loaded".into()))?;
+    let net = network(&st)?;
     let s = net
         .structure(&id)
         .ok_or_else(|| ApiError::NotFound(format!("storm structure '{id}' not found")))?;

@@ -79,8 +79,7 @@ pub fn validate(dir: &Path) -> Validation {
             if cfg.role == Role::Rainfall {
                 load::rainfall::read(&manifest.dir, cfg).map(|_| ())
             } else if cfg.role == Role::Dem {
-                crate::dem::Dem::load(&manifest.dir, cfg, manifest.rules.dem_snap_threshold_cells)
-                    .map(|_| ())
+                crate::dem::Dem::check(&manifest.dir, cfg)
             } else if is_table {
                 read_impaired_table(&manifest.dir, cfg).map(|_| ())
             } else {

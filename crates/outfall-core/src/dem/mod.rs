@@ -114,6 +114,12 @@ impl Dem {
         Ok(dem)
     }
 
+    /// Reads the raster without conditioning it: what `outfall validate` checks layer by
+    /// layer, before the whole load conditions it once.
+    pub fn check(dir: &Path, cfg: &LayerConfig) -> Result<()> {
+        read::read(&dir.join(&cfg.path), cfg.crs.as_deref()).map(|_| ())
+    }
+
     /// A DEM from cells in memory (row-major, north row first), conditioned.
     pub fn from_cells(
         grid: Grid,
