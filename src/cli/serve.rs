@@ -49,6 +49,10 @@ pub struct Args {
     /// for the file layers, read-only (default: registry.gpkg in the data folder)
     #[arg(long)]
     registry: Option<String>,
+    /// On SIGTERM or Ctrl-C, answer /readyz with 503 for this many seconds while still
+    /// serving, so a balancer moves requests away before the listener closes
+    #[arg(long, default_value_t = 0.0)]
+    drain_secs: f64,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -60,15 +64,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .init();
     // The flags are checked before the data set loads, which can take a while.
     let (limits, options) = limits(&args)?;
+    let started = std::time::Instant::now();
     let catalog = Arc::new(load(&args.data)?);
     let state = match open_registry(&args.data, args.registry.as_deref(), catalog.clone())? {
         Some(live) => {
+            // PostGIS wakes the watcher at each commit (LISTEN/NOTIFY); a GeoPackage is
+            // polled this often.
             outfall_core::registry::Live::watch(&live, Duration::from_secs(1));
             AppState::with_registry(args.web.clone(), live)
         }
         None => AppState::new(catalog, args.web.clone()),
     }
     .with_limits(limits);
+    state.metrics.set_load_time(started.elapsed());
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(listen(args, state, options))
 }
@@ -80,6 +88,9 @@ fn limits(args: &Args) -> anyhow::Result<(Limits, ServeOptions)> {
         body_timeout: secs("body-timeout-secs", args.body_timeout_secs)?,
         ..Default::default()
     };
+    if args.drain_secs != 0.0 {
+        secs("drain-secs", args.drain_secs)?;
+    }
     if let Some(n) = args.max_checks {
         limits.max_concurrent_checks = n.max(1);
     }
@@ -117,11 +128,46 @@ async fn listen(args: Args, state: AppState, options: ServeOptions) -> anyhow::R
         args.data.display(),
         state.public_url
     );
-    outfall_server::serve(listener, outfall_server::app(state), options, async {
-        tokio::signal::ctrl_c().await.ok();
+    let health = state.health.clone();
+    let drain = if args.drain_secs == 0.0 {
+        Duration::ZERO
+    } else {
+        secs("drain-secs", args.drain_secs)?
+    };
+    outfall_server::serve(listener, outfall_server::app(state), options, async move {
+        stop_signal().await;
+        health.start_draining();
+        if !drain.is_zero() {
+            tracing::info!(
+                seconds = drain.as_secs_f64(),
+                "draining: /readyz answers 503"
+            );
+            tokio::time::sleep(drain).await;
+        }
     })
     .await?;
     Ok(())
+}
+
+/// Ctrl-C, or SIGTERM (what a service manager or a rolling restart sends).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                tokio::signal::ctrl_c().await.ok();
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    tokio::signal::ctrl_c().await.ok();
 }
 
 /// The start of absolute links: the flag's, else the bound address. An unspecified address

@@ -1,10 +1,12 @@
 //! The site registry in PostgreSQL with PostGIS, kept apart from `outfall-core` because the
 //! `postgres` client runs on tokio, and the core builds without an async runtime.
 
+mod listen;
 mod rows;
 mod store;
 mod tx;
 
+pub use listen::CHANNEL;
 pub use store::PostGis;
 
 use outfall_core::claims::Vocabulary;

@@ -4,6 +4,7 @@
 //! The client is synchronous; the server calls it off the async threads. What a write means
 //! is the core's (`outfall_core::registry::Store`); this file only moves rows.
 
+use crate::listen::Listener;
 use crate::rows::{db_error, from_wkb, site_of, token_of, STYLE};
 use crate::tx::PgTx;
 use outfall_core::claims::Vocabulary;
@@ -31,12 +32,15 @@ fn redact(url: &str) -> String {
 const SQL: migrate::StoreSql = migrate::StoreSql {
     first: include_str!("postgis_v1.sql"),
     outside_edits: include_str!("postgis_v4_outside_edits.sql"),
+    notify: include_str!("postgis_v5_notify.sql"),
 };
 
 pub struct PostGis {
     /// The URL without its password, for messages.
     label: String,
     client: Mutex<Client>,
+    /// Its own connection, which waits for other writers' commits.
+    listener: Listener,
 }
 
 impl PostGis {
@@ -49,6 +53,7 @@ impl PostGis {
             reason: format!("cannot connect: {e}"),
         })?;
         let pg = PostGis {
+            listener: Listener::new(url, &label),
             label,
             client: Mutex::new(client),
         };
@@ -84,6 +89,10 @@ impl Store for PostGis {
             .lock()
             .query_one("SELECT n FROM outfall_stamp WHERE id = 1", &[]);
         Ok(row.map_err(|e| db_error(&self.label, e))?.get(0))
+    }
+
+    fn wait_for_change(&self, max: std::time::Duration) -> Result<bool> {
+        self.listener.wait(max)
     }
 
     fn is_seeded(&self) -> Result<bool> {

@@ -7,12 +7,14 @@ mod extract;
 mod features;
 mod gate;
 mod geojson_write;
+mod health;
 mod html;
 mod html_summary;
 mod inset_labels;
 mod inspections;
 mod limits;
 mod live;
+mod metrics;
 mod negotiate;
 mod openapi;
 mod params;
@@ -26,7 +28,9 @@ mod uploads;
 
 pub use error::{ApiError, ApiResult};
 pub use gate::{AuthGate, AuthPolicy};
+pub use health::Health;
 pub use limits::{Limits, DRAIN_MAX_BYTES, DRAIN_MAX_TIME, MAX_UPLOAD_VERTICES, UPLOAD_TYPES};
+pub use metrics::Metrics;
 pub use serve::{serve, ServeOptions};
 pub use state::{AppState, MAX_UPLOAD_BYTES, MAX_UPLOAD_FEATURES};
 
@@ -104,8 +108,16 @@ pub fn app(state: AppState) -> Router {
         .routes(routes!(registry::add_rainfall, registry::rainfall))
         .routes(routes!(registry::whoami))
         .routes(routes!(registry::submissions))
+        .routes(routes!(health::healthz))
+        .routes(routes!(health::readyz))
+        .routes(routes!(metrics::metrics))
         .split_for_parts();
     let api = routes
+        // Only routed requests are counted, under their pattern (`MatchedPath`).
+        .route_layer(middleware::from_fn_with_state(
+            served.clone(),
+            metrics::track,
+        ))
         // The same resource with a trailing slash, as some clients build the URL.
         .route("/collections/", get(features::collections))
         .nest_service("/vendor/maplibre-gl", vendor)

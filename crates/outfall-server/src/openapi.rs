@@ -29,7 +29,8 @@ pub const OPENAPI_JSON: &str = "application/vnd.oai.openapi+json;version=3.0";
         (name = "review", description = "Site review: reports, traces, checks, the rulebook"),
         (name = "registry", description = "The site registry: applications, approvals, inspections, history (writes need a bearer token)"),
         (name = "inspections", description = "The inspection calendar of (9)(a)[2]"),
-        (name = "viewer", description = "The map viewer's own resources")
+        (name = "viewer", description = "The map viewer's own resources"),
+        (name = "service", description = "For balancers and operators: liveness, readiness, metrics")
     )
 )]
 pub struct ApiDoc;

@@ -92,6 +92,11 @@ format_only!(
     TileQuery,
     ["mvt"]
 );
+format_only!(
+    /// The Prometheus metrics.
+    MetricsQuery,
+    ["text"]
+);
 
 /// The landing page and `/api`: JSON, or HTML for `?f=html` and browsers.
 pub struct PageQuery {

@@ -8,6 +8,7 @@ use crate::access::{authorize, etag, if_match, live, off_thread, Peer};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Path;
 use crate::limits::{bounded, read_upload, Limits};
+use crate::metrics::timed_write;
 use crate::params::{JsonOnly, ListQuery, Params};
 use crate::state::AppState;
 use axum::body::Body;
@@ -113,14 +114,18 @@ pub async fn create(
         application(&catalog, &body, &applicant, &limits)
     })
     .await?;
-    let (site, report) = off_thread(move || {
-        pending_within(&live, &caller, limits.max_pending_submissions)?;
-        let stored = live
-            .registry
-            .create_site(&site, &disturbance, &caller.name)?;
-        let report = report_after(&live, &stored.site_id)?;
-        Ok((stored, report))
-    })
+    let (site, report) = timed_write(
+        &st,
+        "create",
+        off_thread(move || {
+            pending_within(&live, &caller, limits.max_pending_submissions)?;
+            let stored = live
+                .registry
+                .create_site(&site, &disturbance, &caller.name)?;
+            let report = report_after(&live, &stored.site_id)?;
+            Ok((stored, report))
+        }),
+    )
     .await?;
     let mut res = written(&st, StatusCode::CREATED, &site, report);
     if let Ok(loc) = HeaderValue::from_str(&format!("/sites/{}", site.site_id)) {
@@ -201,17 +206,21 @@ pub async fn patch(
     let change: Map<String, Value> = serde_json::from_slice(&body)
         .map_err(|e| ApiError::Unprocessable(format!("the change must be a JSON object: {e}")))?;
     let catalog = st.catalog.clone();
-    let (site, report) = off_thread(move || {
-        let site = live.registry.update_site(
-            &id,
-            version,
-            &change,
-            &catalog.manifest.words,
-            &caller.name,
-        )?;
-        let report = report_after(&live, &id)?;
-        Ok((site, report))
-    })
+    let (site, report) = timed_write(
+        &st,
+        "patch",
+        off_thread(move || {
+            let site = live.registry.update_site(
+                &id,
+                version,
+                &change,
+                &catalog.manifest.words,
+                &caller.name,
+            )?;
+            let report = report_after(&live, &id)?;
+            Ok((site, report))
+        }),
+    )
     .await?;
     Ok(written(&st, StatusCode::OK, &site, report))
 }
@@ -232,11 +241,15 @@ pub async fn retire(
     let caller = authorize(&st, &headers, peer, &[]).await?;
     let version = if_match(&headers)?;
     let live = live(&st)?;
-    let site = off_thread(move || {
-        let site = live.registry.retire_site(&id, version, &caller.name)?;
-        live.refresh()?;
-        Ok(site)
-    })
+    let site = timed_write(
+        &st,
+        "retire",
+        off_thread(move || {
+            let site = live.registry.retire_site(&id, version, &caller.name)?;
+            live.refresh()?;
+            Ok(site)
+        }),
+    )
     .await?;
     Ok(written(&st, StatusCode::OK, &site, None))
 }
@@ -302,15 +315,19 @@ pub async fn inspect(
         corrective_due,
     };
     bounds::check_inspection(&inspection)?;
-    let (site, report, inspection) = off_thread(move || {
-        let site = find(&live, &id)?;
-        if site.retired.is_some() {
-            return Err(ApiError::Unprocessable(format!("site '{id}' is retired")));
-        }
-        live.registry.add_inspection(&inspection, &caller.name)?;
-        let report = live.snapshot().reports.get(&id).cloned();
-        Ok((site, report, inspection))
-    })
+    let (site, report, inspection) = timed_write(
+        &st,
+        "inspect",
+        off_thread(move || {
+            let site = find(&live, &id)?;
+            if site.retired.is_some() {
+                return Err(ApiError::Unprocessable(format!("site '{id}' is retired")));
+            }
+            live.registry.add_inspection(&inspection, &caller.name)?;
+            let report = live.snapshot().reports.get(&id).cloned();
+            Ok((site, report, inspection))
+        }),
+    )
     .await?;
     let mut res = (
         StatusCode::CREATED,
@@ -426,7 +443,12 @@ pub async fn add_rainfall(
     };
     bounds::check_rainfall(&day)?;
     let stored = day.clone();
-    off_thread(move || Ok(live.registry.add_rainfall(&stored, &caller.name)?)).await?;
+    timed_write(
+        &st,
+        "rainfall",
+        off_thread(move || Ok(live.registry.add_rainfall(&stored, &caller.name)?)),
+    )
+    .await?;
     Ok((StatusCode::CREATED, Json(json!({ "rainfall": day }))).into_response())
 }
 

@@ -2,7 +2,9 @@
 //! (when one is open) and the limits. Cloned per request; everything in it is shared.
 
 use crate::gate::{AuthGate, AuthPolicy};
+use crate::health::Health;
 use crate::limits::Limits;
+use crate::metrics::Metrics;
 use outfall_core::catalog::Catalog;
 use outfall_core::report::Report;
 use outfall_core::screening;
@@ -33,6 +35,10 @@ pub struct AppState {
     pub registry: Option<Arc<outfall_core::registry::Live>>,
     /// The bounds of token checking (`gate`), shared by every request.
     pub auth: Arc<AuthGate>,
+    /// What `/metrics` reports, shared by every request.
+    pub metrics: Arc<Metrics>,
+    /// Whether the server is draining, for `/readyz`.
+    pub health: Arc<Health>,
 }
 
 impl AppState {
@@ -58,6 +64,8 @@ impl AppState {
             checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
             registry: None,
             auth: Arc::new(AuthGate::new(AuthPolicy::default())),
+            metrics: Arc::default(),
+            health: Arc::default(),
         }
     }
 
@@ -75,6 +83,8 @@ impl AppState {
             checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
             registry: Some(live),
             auth: Arc::new(AuthGate::new(AuthPolicy::default())),
+            metrics: Arc::default(),
+            health: Arc::default(),
         }
     }
 

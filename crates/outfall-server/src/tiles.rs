@@ -52,6 +52,7 @@ pub async fn tile(
         y,
     };
     let cached = st.tile_cache.lock().ok().and_then(|mut c| c.get(&key));
+    st.metrics.count_tile(cached.is_some());
     let tile = match cached {
         Some(t) => t,
         None => {

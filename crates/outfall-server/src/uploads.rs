@@ -129,7 +129,8 @@ async fn run_check(
     let deadline = st.limits.work_timeout;
     let budget = Budget::within(deadline);
     let cancel = budget.clone();
-    blocking(
+    let started = std::time::Instant::now();
+    let checked = blocking(
         deadline,
         move || -> ApiResult<(Report, Subject)> {
             // Held until the work ends, even past the deadline: abandoned work still counts,
@@ -162,7 +163,9 @@ async fn run_check(
             }
         },
     )
-    .await
+    .await;
+    st.metrics.observe_check(started.elapsed());
+    checked
 }
 
 /// Checks an upload that passed the limits: the core refuses what no site can be (no

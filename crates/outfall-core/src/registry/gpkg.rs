@@ -18,6 +18,8 @@ use std::sync::Mutex;
 const SQL: migrate::StoreSql = migrate::StoreSql {
     first: include_str!("gpkg_v1.sql"),
     outside_edits: include_str!("gpkg_v4_outside_edits.sql"),
+    // SQLite has no NOTIFY: the server reads `PRAGMA data_version` instead.
+    notify: "SELECT 1;",
 };
 
 /// A token row as `TOKEN_SELECT` reads it.

@@ -73,19 +73,34 @@ impl Live {
         Ok(true)
     }
 
-    /// Polls for other programs' commits every `every`, on its own thread, for as long as
-    /// the registry is in use. A failed poll is logged and tried again.
+    /// Follows other programs' commits, on its own thread, for as long as the registry is in
+    /// use: waits up to `every` for the store to say something changed (PostGIS's
+    /// `LISTEN/NOTIFY` wakes it at the commit; a GeoPackage sleeps and says "maybe"), then
+    /// compares the stamp. The stamp is also read every `SAFETY_POLL`, whatever the store
+    /// says, in case a notification was lost. A failed wait or poll is logged and tried again.
     pub fn watch(live: &Arc<Live>, every: std::time::Duration) -> std::thread::JoinHandle<()> {
+        const SAFETY_POLL: std::time::Duration = std::time::Duration::from_secs(30);
         let weak = Arc::downgrade(live);
-        std::thread::spawn(move || loop {
-            std::thread::sleep(every);
-            let Some(live) = weak.upgrade() else { return };
-            match live.poll() {
-                Ok(true) => {
-                    tracing::info!(registry = %live.registry.describe(), "sites changed by another program; reloaded")
+        std::thread::spawn(move || {
+            let mut last_poll = std::time::Instant::now();
+            loop {
+                let Some(live) = weak.upgrade() else { return };
+                let woke = live.registry.wait_for_change(every).unwrap_or_else(|e| {
+                    tracing::warn!(error = %e, "waiting for registry changes failed");
+                    std::thread::sleep(every);
+                    true
+                });
+                if !woke && last_poll.elapsed() < SAFETY_POLL {
+                    continue;
                 }
-                Ok(false) => {}
-                Err(e) => tracing::warn!(error = %e, "registry poll failed"),
+                last_poll = std::time::Instant::now();
+                match live.poll() {
+                    Ok(true) => {
+                        tracing::info!(registry = %live.registry.describe(), "sites changed by another program; reloaded")
+                    }
+                    Ok(false) => {}
+                    Err(e) => tracing::warn!(error = %e, "registry poll failed"),
+                }
             }
         })
     }

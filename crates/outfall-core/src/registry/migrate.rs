@@ -103,17 +103,23 @@ pub const TOKEN_IDS_VERSION: i64 = 3;
 /// The schema version whose triggers audit edits made outside the service.
 pub const OUTSIDE_EDITS_VERSION: i64 = 4;
 
+/// The schema version whose commits notify listening servers (PostgreSQL's `NOTIFY`; a
+/// GeoPackage has none, and its step changes nothing).
+pub const NOTIFY_VERSION: i64 = 5;
+
 /// Version 3, the same SQL for every store: tokens get `expires_at`; each submission's
 /// token name becomes the id of the first token given that name (the later ones are the
 /// duplicates names allowed then); later duplicates are renamed `name #id`, and a unique
 /// index keeps names unique from then on.
 const V3_TOKEN_IDS_SQL: &str = include_str!("v3_token_ids.sql");
 
-/// The migrations whose SQL differs by store: its first schema, and the triggers of
-/// `OUTSIDE_EDITS_VERSION` (SQLite and PL/pgSQL triggers are written differently).
+/// The migrations whose SQL differs by store: its first schema, the triggers of
+/// `OUTSIDE_EDITS_VERSION` (SQLite and PL/pgSQL triggers are written differently), and the
+/// notification of `NOTIFY_VERSION`.
 pub struct StoreSql {
     pub first: &'static str,
     pub outside_edits: &'static str,
+    pub notify: &'static str,
 }
 
 /// Brings a store's schema and rows up to date, in one transaction: each migration not yet
@@ -125,6 +131,7 @@ pub fn run(store: &dyn Store, sql: &StoreSql, words: &Vocabulary) -> Result<()> 
         (TYPED_RECORD_VERSION, V2_TYPED_RECORD_SQL),
         (TOKEN_IDS_VERSION, V3_TOKEN_IDS_SQL),
         (OUTSIDE_EDITS_VERSION, sql.outside_edits),
+        (NOTIFY_VERSION, sql.notify),
     ];
     store.transaction(&mut |tx| {
         let done = tx.schema_version()?;

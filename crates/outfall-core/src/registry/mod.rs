@@ -107,6 +107,9 @@ pub trait Registry: Send + Sync {
     fn describe(&self) -> String;
     /// A number that changes whenever another writer (QGIS, another server) commits.
     fn change_stamp(&self) -> Result<i64>;
+    /// Waits at most `max` for another writer's commit; true when the sites may have
+    /// changed (see `Store::wait_for_change`).
+    fn wait_for_change(&self, max: std::time::Duration) -> Result<bool>;
     /// Whether the sites were seeded (or created) already.
     fn is_seeded(&self) -> Result<bool>;
     /// Fills an empty registry from the file layers, in one transaction; their old words

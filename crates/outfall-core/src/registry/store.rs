@@ -14,6 +14,13 @@ pub trait Store: Send + Sync {
     fn describe(&self) -> String;
     /// A number that changes whenever another writer (QGIS, another server) commits.
     fn change_stamp(&self) -> Result<i64>;
+    /// Waits at most `max` for another writer's commit; true when the sites may have
+    /// changed. A store that cannot be told (a GeoPackage: SQLite has no notifications)
+    /// sleeps and answers true, so the caller reads its stamp again.
+    fn wait_for_change(&self, max: std::time::Duration) -> Result<bool> {
+        std::thread::sleep(max);
+        Ok(true)
+    }
     /// Whether the sites were seeded (or created) already.
     fn is_seeded(&self) -> Result<bool>;
     /// Every site with its boundary, retired ones included, in the order they were stored.

@@ -21,6 +21,9 @@ impl<S: Store> Registry for S {
     fn change_stamp(&self) -> Result<i64> {
         Store::change_stamp(self)
     }
+    fn wait_for_change(&self, max: std::time::Duration) -> Result<bool> {
+        Store::wait_for_change(self, max)
+    }
     fn is_seeded(&self) -> Result<bool> {
         Store::is_seeded(self)
     }
