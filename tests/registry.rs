@@ -612,6 +612,104 @@ fn an_edit_in_qgis_shows_without_a_restart() {
     assert_eq!(e.get("/sites/S03").json["version"], 2);
 }
 
+/// Two servers over one PostGIS database: an edit through one wakes the other by
+/// `LISTEN/NOTIFY` (no stamp polling), and after its reload the other serves the edit.
+#[test]
+fn an_edit_on_one_replica_notifies_the_others() {
+    let Some(url) = fresh_database() else { return };
+    let a = env_with(Some(url.clone()));
+    let catalog = Arc::new(Catalog::open(a.dir.path()).expect("demo loads"));
+    let store = outfall_postgis::open(Some(&url), a.dir.path(), &catalog.manifest.words)
+        .expect("second server opens the registry");
+    let b = Arc::new(Live::start(store, catalog).expect("second server starts"));
+    let wait = |max_ms| {
+        b.registry
+            .wait_for_change(std::time::Duration::from_millis(max_ms))
+            .expect("wait")
+    };
+    assert!(wait(1), "a new listener must answer \"maybe changed\" once");
+    assert!(
+        !wait(1),
+        "nothing was committed, so nothing may be notified"
+    );
+    let old = b.snapshot().generation;
+    patched(&a, "S03", json!({"status": "closed"}));
+    // Only a notification can end this wait early; the bound ends a hung run.
+    assert!(
+        wait(300_000),
+        "the commit on the other server was not notified"
+    );
+    assert!(b.poll().expect("reload"), "the notified server must reload");
+    assert!(b.snapshot().generation > old);
+    let b_router = app(AppState::with_registry(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("web"),
+        b.clone(),
+    ));
+    let seen = a.rt.block_on(async {
+        let req = Request::get("/sites/S03")
+            .body(Body::empty())
+            .expect("request");
+        let res = b_router.oneshot(req).await.expect("response");
+        let bytes = res.into_body().collect().await.expect("body").to_bytes();
+        serde_json::from_slice::<Value>(&bytes).expect("json")
+    });
+    assert_eq!(seen["properties"]["status"], "closed", "{seen}");
+    assert!(!wait(1), "one commit is one reload: the queue was drained");
+}
+
+/// A balancer asks `/readyz`: after PostgreSQL ends the server's connections (a restart, an
+/// administrator), the server reconnects and is ready again; with the database gone it
+/// answers 503 naming the registry as unreachable, and keeps serving reads.
+#[test]
+fn readiness_follows_the_registry() {
+    let Some(url) = fresh_database() else { return };
+    let e = env_with(Some(url.clone()));
+    let ready = |e: &Env| e.get("/readyz");
+    assert_eq!(ready(&e).status, StatusCode::OK);
+    let db = url.rsplit('/').next().expect("database name").to_string();
+    let base = std::env::var("OUTFALL_TEST_POSTGRES").expect("server");
+    let mut admin = postgres::Client::connect(&base, postgres::NoTls).expect("admin");
+    admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+            &[&db],
+        )
+        .expect("end the server's connections");
+    // The request that finds the connection closed may fail; the next one reconnects.
+    let answers: Vec<StatusCode> = (0..3).map(|_| ready(&e).status).collect();
+    assert_eq!(answers.last(), Some(&StatusCode::OK), "{answers:?}");
+    assert_eq!(
+        patched(&e, "S03", json!({"status": "closed"}))["site"]["version"],
+        2
+    );
+
+    admin
+        .batch_execute(&format!("DROP DATABASE {db} WITH (FORCE)"))
+        .expect("drop the database");
+    let gone: Vec<Resp> = (0..2).map(|_| ready(&e)).collect();
+    for r in &gone {
+        assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.json);
+        assert_eq!(r.json["registry"], "unreachable", "{}", r.json);
+    }
+    // The map and the reports are served from the last snapshot; a registry read says to
+    // come back, without naming the database.
+    assert_eq!(e.get("/sites/S03/report").status, StatusCode::OK);
+    assert_eq!(e.get("/collections/sites/items").status, StatusCode::OK);
+    let read = e.get("/sites/S03");
+    assert_eq!(
+        read.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        read.json
+    );
+    assert!(read.headers.contains_key("retry-after"));
+    assert!(
+        !read.json.to_string().contains("127.0.0.1"),
+        "{}",
+        read.json
+    );
+}
+
 /// The audit trail cannot be rewritten, not even by another program.
 #[test]
 fn the_audit_trail_is_append_only() {

@@ -38,6 +38,8 @@ const SQL: migrate::StoreSql = migrate::StoreSql {
 pub struct PostGis {
     /// The URL without its password, for messages.
     label: String,
+    /// The connection URL, password included: never shown.
+    url: String,
     client: Mutex<Client>,
     /// Its own connection, which waits for other writers' commits.
     listener: Listener,
@@ -55,16 +57,31 @@ impl PostGis {
         let pg = PostGis {
             listener: Listener::new(url, &label),
             label,
+            url: url.to_string(),
             client: Mutex::new(client),
         };
         migrate::run(&pg, &SQL, words)?;
         Ok(pg)
     }
 
+    /// The connection, made again when the old one closed (the database restarted, or an
+    /// administrator ended it): the failed request answered an error, the next one works.
+    /// If the database still cannot be reached, the closed client stays and the next
+    /// request fails with a clear error, and tries again.
     fn lock(&self) -> MutexGuard<'_, Client> {
         // A panic while holding the lock leaves no open transaction (it rolls back on
         // drop), so the client is still good.
-        self.client.lock().unwrap_or_else(|p| p.into_inner())
+        let mut client = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        if client.is_closed() {
+            match Client::connect(&self.url, NoTls) {
+                Ok(fresh) => {
+                    tracing::info!(registry = %self.label, "reconnected to the registry");
+                    *client = fresh;
+                }
+                Err(e) => tracing::warn!(registry = %self.label, error = %e, "cannot reconnect"),
+            }
+        }
+        client
     }
 
     /// The rows of one read; errors name the database.

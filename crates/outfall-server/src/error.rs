@@ -54,8 +54,17 @@ impl From<outfall_core::Error> for ApiError {
                 ApiError::Unprocessable(e.to_string())
             }
             E::MissingCrs { .. } => ApiError::CrsRequired(e.to_string()),
-            E::Io { .. } | E::Manifest { .. } | E::MissingField { .. } | E::Registry { .. } => {
+            E::Io { .. } | E::Manifest { .. } | E::MissingField { .. } => {
                 ApiError::Internal(e.to_string())
+            }
+            // The database restarting or out of reach: the client should come back, and a
+            // balancer should try another replica. What failed is logged, never echoed.
+            E::Registry { .. } => {
+                tracing::error!(error = %e, "the site registry failed");
+                ApiError::Unavailable {
+                    detail: "the site registry is not answering; try again shortly".into(),
+                    retry_after_secs: Some(5),
+                }
             }
             E::Conflict { .. } => ApiError::PreconditionFailed(e.to_string()),
             E::Exists { .. } => ApiError::Conflict(e.to_string()),
