@@ -10,13 +10,15 @@ run: tools web
 	cargo build --release
 	./target/release/outfall serve --data data/clay --bind $(BIND) --web web
 
-# Unit and integration tests (Rust, incl. the GDAL client test), lint, then the browser test.
+# Unit and integration tests (Rust, incl. the GDAL client test), lint, three replicas behind
+# HAProxy over PostGIS (scripts/replicas.sh), then the browser test.
 test: tools web clients
 	scripts/ensure-tools.sh test
 	cargo fmt --check
 	cargo clippy --release --workspace --all-targets -- -D warnings
 	scripts/with-postgis.sh cargo test --release --workspace
 	./target/release/outfall validate --data data/clay --strict
+	scripts/replicas.sh
 	$(MAKE) e2e
 
 tools:

@@ -2,14 +2,15 @@
 # Makes sure the build and test tools exist on a fresh Debian machine that has only the Rust
 # toolchain. Usage: scripts/ensure-tools.sh build|test
 #   build: cmake (PROJ is compiled from source by proj-sys)
-#   test:  also gdal-bin (ogrinfo/ogr2ogr, the independent OGC API client) and chromium (browser tests),
+#   test:  also gdal-bin (ogrinfo/ogr2ogr, the independent OGC API client), chromium (browser tests),
+#          haproxy and wrk (scripts/replicas.sh),
 #          and the Python OGC API clients of tests/clients/requirements.txt in .tools/venv
 # Uses what is on PATH; else apt-get as root; else (cmake only) pip into .tools/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want=(cmake)
-[ "${1:-build}" = test ] && want+=(ogrinfo chromium node)
-declare -A pkg=([cmake]=cmake [ogrinfo]=gdal-bin [chromium]=chromium [node]=nodejs)
+[ "${1:-build}" = test ] && want+=(ogrinfo chromium node haproxy wrk)
+declare -A pkg=([cmake]=cmake [ogrinfo]=gdal-bin [chromium]=chromium [node]=nodejs [haproxy]=haproxy [wrk]=wrk)
 missing=()
 if [ "${1:-build}" = test ]; then
   # OWSLib and openapi-spec-validator for tests/ogc_clients.rs, pinned; a no-op once installed.
