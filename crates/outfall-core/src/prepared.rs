@@ -23,7 +23,7 @@ use crate::config::{LayerConfig, Manifest};
 use crate::error::{Error, Result};
 use crate::load::{LoadProblem, LoadedLayer, SourceInfo};
 use columns::CachedColumn;
-use decode::{decode, read_parallel};
+use decode::read_decoded;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use stamp::{stale_reason, stamp_now, Stamp};
@@ -110,20 +110,7 @@ pub fn read(dir: &Path, cfg: &LayerConfig, share: f64) -> Result<Option<LoadedLa
             ),
         ));
     }
-    let bytes = read_parallel(&fgb)?;
-    if bytes.len() as u64 != side.fgb_bytes {
-        return Err(Error::format(
-            &fgb,
-            format!(
-                "prepared cache is damaged: {} bytes where {} were written",
-                bytes.len(),
-                side.fgb_bytes
-            ),
-        ));
-    }
-    let (features, envelopes) = decode(&bytes, &fgb, &side)?;
-    // Unmapping 100 MB takes 10 ms that nothing waits for.
-    rayon::spawn(move || drop(bytes));
+    let (features, envelopes) = read_decoded(&fgb, side.fgb_bytes, &side)?;
     if features.len() != side.source.features {
         return Err(Error::format(
             &fgb,

@@ -39,6 +39,37 @@ pub(crate) struct Parsed<'a> {
 
 /// Locates the header, the index and every feature of a FlatGeobuf file's bytes.
 pub(crate) fn parse<'a>(bytes: &'a [u8], path: &Path) -> Result<Parsed<'a>> {
+    let (head, start, count) = parse_header(bytes, path, bytes.len())?;
+    let bad = |why: String| Error::format(path, format!("not a readable FlatGeobuf file: {why}"));
+    let features = feature_buffers(bytes, start, count).map_err(bad)?;
+    if features.len() != count && count != 0 {
+        return Err(bad(format!(
+            "the header counts {count} features, the file holds {}",
+            features.len()
+        )));
+    }
+    Ok(Parsed {
+        geometry_type: head.geometry_type,
+        columns: head.columns,
+        crs: head.crs,
+        features,
+    })
+}
+
+/// The bytes of a file's magic and header alone (`header_bytes` says how many), so a large
+/// file can be read in pieces after them.
+pub(crate) fn header_bytes(first12: &[u8]) -> usize {
+    12usize.saturating_add(u32_at(first12, 8) as usize)
+}
+
+/// What a file's header says (no features yet), where its features start, and how many the
+/// header counts. `bytes` holds at least the magic and the header; `file_len` is the whole
+/// file's length.
+pub(crate) fn parse_header(
+    bytes: &[u8],
+    path: &Path,
+    file_len: usize,
+) -> Result<(Parsed<'static>, usize, usize)> {
     let bad = |why: String| Error::format(path, format!("not a readable FlatGeobuf file: {why}"));
     if bytes.len() < 12 || bytes[0..3] != MAGIC[0..3] || bytes[4..7] != MAGIC[4..7] {
         return Err(bad(
@@ -52,17 +83,15 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], path: &Path) -> Result<Parsed<'a>> {
     let header_end = 12usize.saturating_add(header_len);
     if header_len < 8 || header_end > bytes.len() {
         return Err(bad(format!(
-            "the header says it is {header_len} bytes, but the file is {} bytes",
-            bytes.len()
+            "the header says it is {header_len} bytes, but the file is {file_len} bytes"
         )));
     }
     let header = flatgeobuf::size_prefixed_root_as_header(&bytes[8..header_end])
         .map_err(|e| bad(format!("the header is damaged: {e}")))?;
     let count = header.features_count() as usize;
-    if count > bytes.len() / 4 {
+    if count > file_len / 4 {
         return Err(bad(format!(
-            "the header counts {count} features, more than {} bytes can hold",
-            bytes.len()
+            "the header counts {count} features, more than {file_len} bytes can hold"
         )));
     }
     let index_len = match (header.index_node_size(), count) {
@@ -70,13 +99,9 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], path: &Path) -> Result<Parsed<'a>> {
         (1, _) => return Err(bad("the index node size is 1 (at least 2)".into())),
         (n, c) => PackedRTree::index_size(c, n),
     };
-    let features =
-        feature_buffers(bytes, header_end.saturating_add(index_len), count).map_err(bad)?;
-    if features.len() != count && count != 0 {
-        return Err(bad(format!(
-            "the header counts {count} features, the file holds {}",
-            features.len()
-        )));
+    let start = header_end.saturating_add(index_len);
+    if start > file_len {
+        return Err(bad("it ends inside its spatial index".into()));
     }
     let columns = header
         .columns()
@@ -89,17 +114,18 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], path: &Path) -> Result<Parsed<'a>> {
                 .collect()
         })
         .unwrap_or_default();
-    Ok(Parsed {
+    let head = Parsed {
         geometry_type: header.geometry_type(),
         columns,
         crs: header.crs().and_then(crs_name),
-        features,
-    })
+        features: Vec::new(),
+    };
+    Ok((head, start, count))
 }
 
 /// Each size-prefixed feature buffer from `at` to the end of the file (`count` expected), or
 /// why the file is cut short.
-fn feature_buffers(
+pub(crate) fn feature_buffers(
     bytes: &[u8],
     mut at: usize,
     count: usize,

@@ -1,5 +1,7 @@
-//! Reading a prepared file back: its bytes on every core, then each feature decoded and put
-//! back in layer order.
+//! Reading a prepared file back in pieces: its header first, then its features a piece at a
+//! time (each piece read and decoded on every core), each feature put straight into its place
+//! in layer order. The file is never held whole beside the decoded layer: at New York's scale
+//! that was gigabytes of peak memory the steady server does not need.
 
 use super::columns::{column_type, CachedColumn};
 use super::Sidecar;
@@ -12,36 +14,128 @@ use geo::CoordsIter;
 use geo_types::{Coord, Geometry, Rect};
 use rayon::prelude::*;
 use serde_json::Value;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-/// A whole file, read in 8 MiB pieces on every core: one thread copying from the page cache
-/// (and faulting in the buffer) was two fifths of a 100k-parcel cache load.
-pub(super) fn read_parallel(path: &Path) -> Result<Vec<u8>> {
-    use rayon::prelude::*;
-    use std::os::unix::fs::FileExt;
-    const PIECE: usize = 8 << 20;
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let len = file.metadata().map_err(|e| Error::io(path, e))?.len() as usize;
-    let mut bytes = vec![0u8; len];
-    bytes
-        .par_chunks_mut(PIECE)
-        .enumerate()
-        .try_for_each(|(i, piece)| file.read_exact_at(piece, (i * PIECE) as u64))
-        .map_err(|e| Error::io(path, e))?;
-    Ok(bytes)
-}
+/// Bytes of features read and decoded at once: large enough to keep every core busy, small
+/// beside any layer worth caching. The unit tests use small pieces, so that features cross
+/// piece boundaries.
+#[cfg(not(test))]
+const PIECE: usize = 64 << 20;
+#[cfg(test)]
+const PIECE: usize = 4096;
 
 /// A decoded layer: features in layer order, and each one's bounding box.
 pub(super) type Decoded = (Vec<Feature>, Vec<Option<Rect<f64>>>);
 
-/// Every feature of a prepared file, decoded on every core and put back in layer order, with
-/// its bounding box found while its coordinates are at hand.
-pub(super) fn decode(bytes: &[u8], path: &Path, side: &Sidecar) -> Result<Decoded> {
+/// A feature decoded and where it goes.
+type Placed = (Feature, Option<Rect<f64>>);
+
+/// `len` bytes of `file` from `at`, read in 8 MiB parts on every core: one thread copying
+/// from the page cache (and faulting in the buffer) was two fifths of a 100k-parcel load.
+fn read_at(file: &File, path: &Path, at: u64, len: usize, into: &mut Vec<u8>) -> Result<()> {
+    const PART: usize = 8 << 20;
+    let from = into.len();
+    into.resize(from + len, 0);
+    into[from..]
+        .par_chunks_mut(PART)
+        .enumerate()
+        .try_for_each(|(i, part)| file.read_exact_at(part, at + (i * PART) as u64))
+        .map_err(|e| Error::io(path, e))
+}
+
+/// Every feature of the prepared file at `path` (`file_len` bytes, as its sidecar says),
+/// decoded and put back in layer order, with its bounding box.
+pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result<Decoded> {
     let damaged = |why: String| Error::format(path, format!("prepared cache is damaged: {why}"));
-    let parsed = fgbread::parse(bytes, path).map_err(|e| match e {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    if len != file_len {
+        return Err(damaged(format!(
+            "{len} bytes where {file_len} were written"
+        )));
+    }
+    let len = usize::try_from(len).map_err(|_| damaged("too large for this machine".into()))?;
+    let mut head = Vec::new();
+    read_at(&file, path, 0, 12.min(len), &mut head)?;
+    let head_len = fgbread::header_bytes(&head).min(len);
+    head.clear();
+    read_at(&file, path, 0, head_len, &mut head)?;
+    let (parsed, start, count) = fgbread::parse_header(&head, path, len).map_err(|e| match e {
         Error::Format { reason, .. } => damaged(reason),
         other => other,
     })?;
+    check_columns(&parsed, side).map_err(damaged)?;
+    let keys: crate::attributes::Keys = side
+        .columns
+        .iter()
+        .map(|c| c.name.as_str().into())
+        .collect();
+    let mut slots: Vec<Option<Placed>> = Vec::new();
+    slots.resize_with(count, || None);
+    let (mut at, mut seen) = (start, 0usize);
+    // A piece ends inside a feature; its tail starts the next piece.
+    let mut buf: Vec<u8> = Vec::new();
+    while at < len {
+        let take = PIECE.min(len - at);
+        read_at(&file, path, at as u64, take, &mut buf)?;
+        at += take;
+        let whole = complete_features(&buf);
+        let features = fgbread::feature_buffers(&buf[..whole], 0, 0).map_err(&damaged)?;
+        let decoded: Vec<_> = features
+            .par_iter()
+            .with_min_len(256)
+            .map(|f| decode_one(f, &parsed, side, &keys))
+            .collect();
+        for one in decoded {
+            seen += 1;
+            let (order, f, r) = one.map_err(|why| damaged(format!("feature {seen}: {why}")))?;
+            match slots.get_mut(order) {
+                Some(slot @ None) => *slot = Some((f, r)),
+                _ => {
+                    return Err(damaged(format!(
+                        "position {order} is out of range or repeated"
+                    )))
+                }
+            }
+        }
+        buf.drain(..whole);
+    }
+    if !buf.is_empty() {
+        return Err(damaged(format!("it ends inside feature {}", seen + 1)));
+    }
+    if seen != count {
+        return Err(damaged(format!(
+            "the header counts {count} features, the file holds {seen}"
+        )));
+    }
+    // `count` distinct positions below `count`: every slot is filled.
+    let (mut features, mut envelopes) = (Vec::with_capacity(count), Vec::with_capacity(count));
+    for slot in slots {
+        let (f, r) = slot.ok_or_else(|| damaged("a position is missing".into()))?;
+        features.push(f);
+        envelopes.push(r);
+    }
+    Ok((features, envelopes))
+}
+
+/// The length of the whole size-prefixed features at the start of `buf`.
+fn complete_features(buf: &[u8]) -> usize {
+    let mut at = 0usize;
+    while at + 4 <= buf.len() {
+        let size = u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]) as usize;
+        let end = (at + 4).saturating_add(size);
+        if end > buf.len() {
+            break;
+        }
+        at = end;
+    }
+    at
+}
+
+/// The file's columns are the id, the position, then the sidecar's, each of its kind.
+fn check_columns(parsed: &fgbread::Parsed, side: &Sidecar) -> std::result::Result<(), String> {
     let expected: Vec<(&str, ColumnType)> = [
         (side.id_column.as_str(), ColumnType::String),
         (side.order_column.as_str(), ColumnType::Long),
@@ -59,51 +153,9 @@ pub(super) fn decode(bytes: &[u8], path: &Path, side: &Sidecar) -> Result<Decode
         .map(|c| (c.name.as_str(), c.kind))
         .collect();
     if found != expected {
-        return Err(damaged(
-            "its columns are not the ones its sidecar lists".into(),
-        ));
+        return Err("its columns are not the ones its sidecar lists".into());
     }
-    // The columns are the layer's keys in sorted order, so every feature shares one list.
-    let keys: crate::attributes::Keys = side
-        .columns
-        .iter()
-        .map(|c| c.name.as_str().into())
-        .collect();
-    // Collected in file order straight into place (an indexed collect), then moved once
-    // into layer order by each feature's position.
-    type One = std::result::Result<(usize, Feature, Option<Rect<f64>>), String>;
-    let decoded: Vec<One> = parsed
-        .features
-        .par_iter()
-        .with_min_len(256)
-        .map(|buf| decode_one(buf, &parsed, side, &keys))
-        .collect();
-    let n = decoded.len();
-    let mut file_index = vec![usize::MAX; n];
-    let mut items = Vec::with_capacity(n);
-    for (i, one) in decoded.into_iter().enumerate() {
-        let (order, f, r) = one.map_err(|why| damaged(format!("feature {}: {why}", i + 1)))?;
-        match file_index.get_mut(order) {
-            Some(slot) if *slot == usize::MAX => *slot = i,
-            _ => {
-                return Err(damaged(format!(
-                    "position {order} is out of range or repeated"
-                )))
-            }
-        }
-        items.push(Some((f, r)));
-    }
-    // n distinct positions below n: every one is filled.
-    let (mut features, mut envelopes) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for i in file_index {
-        let (f, r) = items
-            .get_mut(i)
-            .and_then(Option::take)
-            .ok_or_else(|| damaged("a position is missing".into()))?;
-        features.push(f);
-        envelopes.push(r);
-    }
-    Ok((features, envelopes))
+    Ok(())
 }
 
 /// One cached feature: its position, id, geometry and properties.
@@ -199,6 +251,49 @@ fn nulls_between(
             let start = text.len();
             text.extend_from_slice(b"null");
             values.push((i, start..text.len()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Manifest;
+    use std::path::Path;
+
+    /// The demo's parcels read back in 4 KiB pieces (features cross every boundary) are the
+    /// layer loaded from its source: the same features, in the same order, bit for bit.
+    #[test]
+    fn a_layer_read_in_pieces_is_the_layer() {
+        let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/clay");
+        let dir = tempfile::tempdir().expect("temp dir");
+        for e in std::fs::read_dir(&demo).expect("demo") {
+            let e = e.expect("entry");
+            let name = e.file_name();
+            if e.path().is_file() && !name.to_string_lossy().starts_with("registry.gpkg") {
+                std::fs::copy(e.path(), dir.path().join(name)).expect("copy");
+            }
+        }
+        let written = super::super::prepare(dir.path()).expect("prepare");
+        let manifest = Manifest::read(dir.path()).expect("manifest");
+        let cfg = manifest
+            .layers
+            .iter()
+            .find(|c| c.role.as_str() == "parcels")
+            .expect("parcels layer");
+        let row = written
+            .iter()
+            .find(|r| r.role == "parcels")
+            .expect("written");
+        assert!(row.bytes > 10 * super::PIECE as u64, "{} bytes", row.bytes);
+        let share = manifest.max_rejected_share_of(cfg);
+        let cached = super::super::read(dir.path(), cfg, share)
+            .expect("cache reads")
+            .expect("cache is current");
+        let source = crate::load::load_layer(dir.path(), cfg, share).expect("source");
+        assert_eq!(cached.features.len(), source.features.len());
+        for (a, b) in cached.features.iter().zip(&source.features) {
+            assert_eq!(a.id, b.id);
+            assert_eq!(a.geometry, b.geometry, "{}", a.id);
         }
     }
 }
