@@ -19,6 +19,7 @@ import { precheck, advice, refusalTitle } from "./upload-check.js";
 import { getUnits, setUnits } from "./dom.js";
 import { linkText, serverGeometry, geometryOf } from "./plan-io.js";
 import { setupPrinting } from "./printing.js";
+import { setDatasetCrs } from "./export.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -68,6 +69,7 @@ function onMapError(msg, basemapUsed) {
 async function init() {
   try {
     state.config = await api.config();
+    setDatasetCrs(state.config && state.config.export_crs);
   } catch (err) {
     outfall.warnings.push(`config: ${err.message}`);
     state.config = { name: "", bbox: null, basemap: null };
