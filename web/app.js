@@ -12,7 +12,8 @@ import { mountInspections } from "./inspections.js";
 import { setupOfficer } from "./officer.js";
 import { codeWords } from "./words.js";
 import { setupOutfallPick } from "./outfall-pick.js";
-import { setupSearch } from "./search.js";
+import { setupSearch, highlightWater } from "./search.js";
+import { waterCard } from "./water-card.js";
 import { tooltipFor } from "./tooltip.js";
 import { setupPlanFacts } from "./plan-facts.js";
 import { precheck, advice, refusalTitle } from "./upload-check.js";
@@ -278,6 +279,12 @@ function showCard(el) {
   focusReport();
 }
 
+/** A water's card, from a click on the map: the water and its namesakes highlighted. */
+function openWater(id) {
+  const picked = highlightWater(state, id, false);
+  if (picked) waterCard(picked, { sites: state.allSites, openSite }).then(showCard);
+}
+
 function closeReport() {
   setLink("");
   state.current = null;
@@ -497,8 +504,8 @@ function setupCrsForm() {
 
 
 // ---------------------------------------------------------------- map clicks
-const CLICK_LAYERS = ["storm-structures-circle", "site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "parcels-fill"];
-const HOVER_ORDER = ["site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "storm-structures-circle", "parcels-fill"];
+const CLICK_LAYERS = ["storm-structures-circle", "site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "flowlines-line", "waterbodies-fill", "parcels-fill"];
+const HOVER_ORDER = ["site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "storm-structures-circle", "flowlines-line", "waterbodies-fill", "parcels-fill"];
 
 function setupMapInteraction(map) {
   const layers = () => CLICK_LAYERS.filter((l) => map.getLayer(l) && map.getLayoutProperty(l, "visibility") !== "none");
@@ -529,6 +536,12 @@ function setupMapInteraction(map) {
     if (structure && structure.properties && structure.properties.kind === "outfall") {
       const id = String(structure.properties.id);
       showUpstream(map, id).then(setStatus, (err) => setStatus(`Outfall ${id}: ${err.message}`));
+      return;
+    }
+    // A water lies over the parcels it crosses: a click on it opens its card.
+    const water = byLayer("flowlines-line") || byLayer("waterbodies-fill");
+    if (water && water.properties && water.properties.id != null) {
+      openWater(String(water.properties.id));
       return;
     }
     const parcel = byLayer("parcels-fill");
