@@ -5,20 +5,22 @@ import {
   siteBboxFromData, geojsonBbox, validBbox, parcelIdOf, contextBbox,
 } from "./map.js";
 import { renderSites, sortSites, renderReport, renderError, h, BADGE_KEY, mapLegendEl } from "./panel.js";
-import { PolygonDraw } from "./draw.js";
-import { showUpstream } from "./storm.js";
 import { linkFor, readLink, encodeCheck, decodeCheck } from "./permalink.js";
 import { mountInspections } from "./inspections.js";
 import { setupOfficer } from "./officer.js";
 import { codeWords } from "./words.js";
 import { setupOutfallPick } from "./outfall-pick.js";
-import { setupSearch } from "./search.js";
-import { tooltipFor } from "./tooltip.js";
+import { setupSearch, highlightWater } from "./search.js";
+import { waterCard } from "./water-card.js";
 import { setupPlanFacts } from "./plan-facts.js";
-import { precheck, advice, refusalTitle } from "./upload-check.js";
+import { advice, refusalTitle } from "./upload-check.js";
+import { setupMapInteraction } from "./map-clicks.js";
+import { setupDraw } from "./drawing.js";
+import { setupUpload, showCrsForm, hideCrsForm } from "./upload.js";
 import { getUnits, setUnits } from "./dom.js";
 import { linkText, serverGeometry, geometryOf } from "./plan-io.js";
 import { setupPrinting } from "./printing.js";
+import { setDatasetCrs } from "./export.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -68,6 +70,7 @@ function onMapError(msg, basemapUsed) {
 async function init() {
   try {
     state.config = await api.config();
+    setDatasetCrs(state.config && state.config.export_crs);
   } catch (err) {
     outfall.warnings.push(`config: ${err.message}`);
     state.config = { name: "", bbox: null, basemap: null };
@@ -98,11 +101,11 @@ async function init() {
   outfall.warnings.push(...layers.warnings);
   buildLegend(map, $("legend"), layers.labels, layers.phases);
   setupUnits(map);
-  setupMapInteraction(map);
-  setupDraw(map);
+  setupMapInteraction(map, { state, outfall, drawing: () => draw, openSite, openParcel, openWater, setStatus });
+  draw = setupDraw(map, { outfall, planFacts: () => planFacts, runCheck });
   setupSearch({ state, openSite, openParcel, showCard });
   setupSites();
-  setupUpload();
+  setupUpload({ runCheck, setLink, reportCard, focusReport });
   planFacts = setupPlanFacts({ outfall, linkText, runCheck: (upload) => runCheck(upload, null), startDraw: () => $("draw-start").click() });
   setupOutfallPick({
     map, outfall, linkText,
@@ -222,6 +225,7 @@ function drawSites() {
 
 // ---------------------------------------------------------------- reports
 let planFacts = null;
+let draw = null; // the PolygonDraw
 let shown = null; // the report on screen and how it was drawn, to draw again in other units
 
 function showReport(report, ctx) {
@@ -274,6 +278,12 @@ function showCard(el) {
   const r = reportCard();
   r.replaceChildren(el);
   focusReport();
+}
+
+/** A water's card, from a click on the map: the water and its namesakes highlighted. */
+function openWater(id) {
+  const picked = highlightWater(state, id, false);
+  if (picked) waterCard(picked, { sites: state.allSites, openSite }).then(showCard);
 }
 
 function closeReport() {
@@ -466,195 +476,6 @@ async function runCheck(upload, drawn, linkData) {
   focusReport();
   outfall.lastReport = report;
   planFacts.checked(report);
-}
-
-// ---------------------------------------------------------------- CRS picker
-let pendingUpload = null;
-
-function showCrsForm(upload) {
-  pendingUpload = upload;
-  const form = $("crs-form");
-  form.hidden = false;
-  const input = $("crs-input");
-  if (upload.crs) input.value = upload.crs;
-  input.focus();
-}
-
-function hideCrsForm() {
-  $("crs-form").hidden = true;
-}
-
-function setupCrsForm() {
-  $("crs-form").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const crs = $("crs-input").value.trim();
-    if (!pendingUpload || !crs) return;
-    runCheck({ ...pendingUpload, crs: crs.toUpperCase() }, null);
-  });
-}
-
-
-// ---------------------------------------------------------------- map clicks
-const CLICK_LAYERS = ["storm-structures-circle", "site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "parcels-fill"];
-const HOVER_ORDER = ["site-points", "disturbance-fill", "disturbance-stabilized", "sites-fill", "storm-structures-circle", "parcels-fill"];
-
-function setupMapInteraction(map) {
-  const layers = () => CLICK_LAYERS.filter((l) => map.getLayer(l) && map.getLayoutProperty(l, "visibility") !== "none");
-  map.on("click", (e) => {
-    // A click while drawing or placing the outfall belongs to that, not to what lies under it.
-    if ((draw && draw.active) || outfall.picking) return;
-    const pad = 3;
-    const box = [[e.point.x - pad, e.point.y - pad], [e.point.x + pad, e.point.y + pad]];
-    let feats = [];
-    try {
-      feats = map.queryRenderedFeatures(box, { layers: layers() });
-    } catch {
-      feats = [];
-    }
-    const byLayer = (id) => feats.find((f) => f.layer && f.layer.id === id);
-    const dist = byLayer("site-points") || byLayer("disturbance-fill") || byLayer("disturbance-stabilized");
-    if (dist && dist.properties && dist.properties.site_id != null) {
-      openSite(String(dist.properties.site_id));
-      return;
-    }
-    const site = byLayer("sites-fill");
-    if (site && site.properties && site.properties.id != null) {
-      openSite(String(site.properties.id));
-      return;
-    }
-    // Below a site's dot and polygons, above its parcels: an outfall shows what drains to it.
-    const structure = byLayer("storm-structures-circle");
-    if (structure && structure.properties && structure.properties.kind === "outfall") {
-      const id = String(structure.properties.id);
-      showUpstream(map, id).then(setStatus, (err) => setStatus(`Outfall ${id}: ${err.message}`));
-      return;
-    }
-    const parcel = byLayer("parcels-fill");
-    if (parcel) {
-      const pid = parcelIdOf(parcel.properties, parcel.id);
-      if (pid != null) openParcel(pid, null, null);
-    }
-  });
-  let hovered = null;
-  const popup = new maplibregl.Popup({ closeButton: false, closeOnClick: false, maxWidth: "320px", offset: 12 });
-  map.getCanvas().addEventListener("mouseleave", () => popup.remove());
-  map.on("mousemove", (e) => {
-    if (draw && draw.active) {
-      popup.remove();
-      return;
-    }
-    let feats = [];
-    try {
-      feats = map.queryRenderedFeatures(e.point, { layers: layers() });
-    } catch { /* style changing */ }
-    map.getCanvas().style.cursor = feats.length ? "pointer" : "";
-    // A site names itself before a storm structure inside it, and a structure before a parcel.
-    const rank = (f) => HOVER_ORDER.indexOf(f.layer && f.layer.id);
-    const top = feats.reduce((a, f) => (a && rank(a) <= rank(f) ? a : f), null);
-    if (feats.length) popup.setLngLat(e.lngLat).setText(tooltipFor(state, top)).addTo(map);
-    else popup.remove();
-    const p = feats.find((f) => f.layer && f.layer.id === "parcels-fill");
-    const next = p && p.id != null ? p.id : null;
-    if (next !== hovered) {
-      try {
-        if (hovered != null) map.setFeatureState({ source: "parcels", sourceLayer: "parcels", id: hovered }, { hover: false });
-        if (next != null) map.setFeatureState({ source: "parcels", sourceLayer: "parcels", id: next }, { hover: true });
-      } catch { /* tile unloaded */ }
-      hovered = next;
-    }
-  });
-}
-
-// ---------------------------------------------------------------- drawing
-let draw = null;
-
-function setupDraw(map) {
-  const hint = $("draw-hint");
-  const start = $("draw-start");
-  const finish = $("draw-finish");
-  const cancel = $("draw-cancel");
-  const setButtons = (active) => {
-    start.disabled = active;
-    finish.disabled = !active;
-    cancel.disabled = !active;
-  };
-  draw = new PolygonDraw(map, {
-    onFinish: (feature) => {
-      if (outfall.addingPhase && planFacts.append(feature)) return;
-      const body = JSON.stringify(feature);
-      runCheck({ body, contentType: "application/geo+json", name: "drawn polygon" }, feature);
-    },
-    onChange: (what, n, acres) => {
-      if (what === "points") {
-        hint.hidden = false;
-        const area = acres > 0 ? ` About ${acres.toFixed(2)} acres (approximate; the report measures it exactly).` : "";
-        hint.textContent = n < 3
-          ? `Click the map to add corners (${n} so far, at least 3).${area} Esc cancels.`
-          : `${n} corners.${area} Double-click, press Enter or use Finish to close the polygon. Esc cancels.`;
-      } else if (what === "crossing") {
-        hint.hidden = false;
-        hint.textContent = "The outline crosses itself at the red mark: move the pointer, or press Backspace to remove the last corner. Esc cancels.";
-      } else if (what === "need3") {
-        hint.hidden = false;
-        hint.textContent = "A polygon needs at least 3 corners.";
-      } else {
-        if (what === "cancelled") outfall.addingPhase = false;
-        hint.hidden = true;
-        setButtons(false);
-      }
-    },
-  });
-  outfall.draw = draw;
-  start.addEventListener("click", () => {
-    setButtons(true);
-    draw.start();
-    map.getCanvas().focus();
-  });
-  finish.addEventListener("click", () => draw.finish());
-  cancel.addEventListener("click", () => draw.cancel());
-}
-
-// ---------------------------------------------------------------- upload
-/** The media type the server expects for a file, by its extension (browsers often leave it blank). */
-function uploadType(file) {
-  const ext = (file.name || "").toLowerCase().split(".").pop();
-  return {
-    geojson: "application/geo+json",
-    json: "application/json",
-    zip: "application/zip",
-    kml: "application/vnd.google-earth.kml+xml",
-    gpkg: "application/geopackage+sqlite3",
-  }[ext] || "application/octet-stream";
-}
-
-function setupUpload() {
-  const input = $("upload");
-  input.addEventListener("change", async () => {
-    const file = input.files && input.files[0];
-    if (!file) return;
-    const status = $("check-status");
-    let body;
-    try {
-      body = await file.arrayBuffer();
-    } catch (err) {
-      renderError(status, "Could not read the file", err);
-      return;
-    }
-    const problem = precheck(file.name || "the file", body);
-    if (problem) {
-      input.value = "";
-      setLink("");
-      status.textContent = "Not checked: the file cannot be a plan (see below).";
-      status.className = "check-status bad";
-      renderError(reportCard(), "This file cannot be checked", { detail: problem });
-      focusReport();
-      return;
-    }
-    // Sent as-is: the server tells the format by its bytes and answers problem+json (413 / 422).
-    await runCheck({ body, contentType: uploadType(file), name: file.name || "uploaded file" }, null);
-    input.value = "";
-  });
-  setupCrsForm();
 }
 
 setupPrinting(state, mapLegendEl);

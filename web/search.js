@@ -66,7 +66,7 @@ function waterName(p) {
 }
 
 /** Highlight a water: the picked feature and every feature of the same name; gives the picked one. */
-function highlightWater(state, id, zoom) {
+export function highlightWater(state, id, zoom) {
   const d = state.layers.data;
   const all = [d.flowlines, d.waterbodies].flatMap((fc) => (fc && fc.features) || []);
   const picked = all.find((f) => String(f.properties && f.properties.id) === id);

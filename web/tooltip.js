@@ -38,6 +38,10 @@ export function tooltipFor(state, f) {
     const kind = String(p.kind || "structure").replace("_", " ");
     return `Storm ${kind} ${p.id ?? ""}${p.kind === "outfall" ? " · click: what drains to it" : ""}`;
   }
+  if (lid === "flowlines-line" || lid === "waterbodies-fill") {
+    const name = p.display_name || p.name || "unnamed water";
+    return `Water · ${name}${p.pwl_id ? ` · PWL ${p.pwl_id}` : ""} · click: its card`;
+  }
   const sid = p.site_id ?? p.id;
   const name = siteName(state, sid);
   let t = `Site ${sid}${name ? " · " + name : ""}`;

@@ -1,19 +1,122 @@
 //! Exports of a site or a check: its disturbance polygons, one feature per phase, with the
 //! site id, phase, dates, acres and the conditions, as GeoJSON (RFC 7946) or as a zipped
-//! Shapefile (.shp, .shx, .dbf, .prj, .cpg in WGS84) that CAD and GIS tools open.
+//! Shapefile (.shp, .shx, .dbf, .prj, .cpg) that CAD and GIS tools open: in WGS84 by default,
+//! or in the data set's own system (`ExportCrs`), so a surveyor's State Plane feet come back
+//! as State Plane feet.
 
 use crate::area;
+use crate::catalog::Catalog;
+use crate::config::Role;
 use crate::error::{Error, Result};
 use crate::law::RuleId;
+use crate::load::{identify, Reprojector};
 use crate::report::Report;
 use crate::subject::Subject;
-use geo_types::MultiPolygon;
+use geo_types::{Geometry, MultiPolygon};
 use serde_json::{json, Map, Value};
 use shapefile::dbase::{self, FieldValue};
 use std::io::{Cursor, Write};
+use std::path::Path;
 
 /// The `.prj` of the exported shapefile: WGS84 lon/lat, in the ESRI WKT GIS tools expect.
 pub const WGS84_PRJ: &str = r#"GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]"#;
+
+/// The coordinate system of an exported Shapefile: its EPSG code and name, the `.prj` text,
+/// and the way there from the lon/lat the catalog holds.
+pub struct ExportCrs {
+    pub code: String,
+    pub name: String,
+    prj: String,
+    to: Reprojector,
+}
+
+impl ExportCrs {
+    pub fn wgs84() -> ExportCrs {
+        ExportCrs {
+            code: "EPSG:4326".into(),
+            name: "WGS 84".into(),
+            prj: WGS84_PRJ.into(),
+            to: Reprojector::lonlat(),
+        }
+    }
+
+    /// `requested`: "source" for the data set's own system (that of its parcels, where
+    /// plans are drawn), "wgs84", or an EPSG code PROJ knows ("EPSG:2261"). Anything else
+    /// is an input error naming it.
+    pub fn resolve(requested: &str, catalog: &Catalog) -> Result<ExportCrs> {
+        let asked = requested.trim();
+        if asked.eq_ignore_ascii_case("wgs84") {
+            return Ok(ExportCrs::wgs84());
+        }
+        let code = if asked.eq_ignore_ascii_case("source") {
+            dataset_crs(catalog)?
+        } else if asked.to_ascii_uppercase().starts_with("EPSG:") {
+            asked.to_ascii_uppercase()
+        } else {
+            return Err(Error::Input(format!(
+                "unknown coordinate system '{asked}': give 'source', 'wgs84' or an EPSG code such as EPSG:2261"
+            )));
+        };
+        let unknown = || {
+            Error::Input(format!(
+                "unknown coordinate system '{code}': PROJ does not know it"
+            ))
+        };
+        let id = identify(&code).ok_or_else(unknown)?;
+        if id.code == "EPSG:4326" {
+            return Ok(ExportCrs::wgs84());
+        }
+        let to =
+            Reprojector::from_lonlat(Path::new("export.zip"), &id.code).map_err(|_| unknown())?;
+        Ok(ExportCrs {
+            code: id.code,
+            name: id.name,
+            prj: id.esri_wkt,
+            to,
+        })
+    }
+
+    /// The phases, moved into this system (their acres stay those measured on the ellipsoid).
+    pub fn apply(&self, features: &mut [PhaseFeature]) -> Result<()> {
+        for f in features {
+            let mut g = Geometry::MultiPolygon(std::mem::replace(
+                &mut f.geometry,
+                MultiPolygon::new(Vec::new()),
+            ));
+            self.to.apply(&mut g).map_err(|reason| {
+                Error::Input(format!(
+                    "the export cannot be given in {}: {reason}",
+                    self.code
+                ))
+            })?;
+            if let Geometry::MultiPolygon(mp) = g {
+                f.geometry = mp;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The EPSG code of the data set's own system: its parcels' (where plans are drawn), else
+/// the first layer's not in lon/lat, else WGS84. An error names a system PROJ cannot tie to
+/// one EPSG code, so the export never pretends to be in it.
+pub fn dataset_crs(catalog: &Catalog) -> Result<String> {
+    let projected = |l: &&crate::layer::Layer| {
+        !l.source.crs.is_empty() && identify(&l.source.crs).is_some_and(|i| i.code != "EPSG:4326")
+    };
+    let layer = catalog
+        .layer(Role::Parcels)
+        .or_else(|| catalog.layers.iter().find(projected));
+    let Some(layer) = layer else {
+        return Ok("EPSG:4326".into());
+    };
+    identify(&layer.source.crs).map(|i| i.code).ok_or_else(|| {
+        Error::Input(format!(
+            "the data set's coordinate system '{}' ({}) has no EPSG code PROJ can name",
+            layer.source.crs, layer.source.path
+        ))
+    })
+}
 
 /// The attribute columns, in order; names fit a .dbf (at most 10 characters). After
 /// `receiving`: the typed site record (status code and the word recorded, the SWPPP
@@ -147,8 +250,13 @@ pub fn to_geojson(features: &[PhaseFeature]) -> Value {
     json!({"type": "FeatureCollection", "features": features})
 }
 
-/// A zip of `<stem>.shp`, `.shx`, `.dbf`, `.prj` and `.cpg` holding the phases.
-pub fn to_zipped_shapefile(stem: &str, features: &[PhaseFeature]) -> Result<Vec<u8>> {
+/// A zip of `<stem>.shp`, `.shx`, `.dbf`, `.prj` and `.cpg` holding the phases, already in
+/// `crs` (see `ExportCrs::apply`); the `.prj` names it.
+pub fn to_zipped_shapefile(
+    stem: &str,
+    features: &[PhaseFeature],
+    crs: &ExportCrs,
+) -> Result<Vec<u8>> {
     let fail = |what: &str, e: &dyn std::fmt::Display| {
         Error::format(
             format!("{stem}.zip"),
@@ -200,7 +308,7 @@ pub fn to_zipped_shapefile(stem: &str, features: &[PhaseFeature]) -> Result<Vec<
         ("shp", shp.get_ref()),
         ("shx", shx.get_ref()),
         ("dbf", dbf.get_ref()),
-        ("prj", WGS84_PRJ.as_bytes()),
+        ("prj", crs.prj.as_bytes()),
         ("cpg", b"UTF-8"),
     ];
     for (ext, bytes) in parts {

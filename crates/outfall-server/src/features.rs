@@ -127,6 +127,8 @@ pub async fn config(State(st): State<AppState>, _: Params<JsonOnly>) -> Json<Val
         "basemap": st.catalog.manifest.basemap,
         "collections": st.catalog.layers.iter().map(|l| l.collection_id.clone()).collect::<Vec<_>>(),
         "max_upload_bytes": crate::state::MAX_UPLOAD_BYTES,
+        // The data set's own system, which the export menu offers beside WGS84.
+        "export_crs": outfall_core::export::dataset_crs(&st.catalog).ok(),
     }))
 }
 

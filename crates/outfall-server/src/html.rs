@@ -1,4 +1,4 @@
-//! The printable one-page site report: the findings with their clauses, an SVG inset map
+//! The printable site report (one or two Letter pages): the findings with their clauses, an SVG inset map
 //! of the site and the start of its downstream path, and the data sources with hashes.
 
 use crate::state::AppState;
@@ -359,7 +359,9 @@ body{{font:13px/1.4 system-ui,sans-serif;margin:1.5em;max-width:60em;color:#111}
 table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}} .yes{{color:#a00;font-weight:bold}} .grid{{display:flex;gap:1em}}
 .small{{font-size:11px;color:#444}} .inset-legend{{list-style:none;padding:0;margin:.4em 0;font-size:11px;max-width:360px}} .inset-legend li{{display:flex;align-items:center;gap:.4em}}
 .review{{margin-top:1.5em;border:1px solid #555;padding:.6em 1em;display:grid;grid-template-columns:auto 1fr auto 10em;gap:1.6em .8em;align-items:end}} .review span.line{{border-bottom:1px solid #111;min-height:1.2em}}
-@media print{{body{{margin:0}} .noprint{{display:none}} .review{{break-inside:avoid}}}}</style></head><body>", esc(&title)).ok();
+@media print{{body{{margin:0}} .noprint{{display:none}} .review{{break-inside:avoid}}}}
+@media print{{@page{{size:letter;margin:.35in}} body{{font:9.5px/1.25 system-ui,sans-serif;max-width:none}} h1{{font-size:14px}} h2{{font-size:11px;margin:.5em 0 .15em}} p{{margin:.25em 0}} td,th{{padding:1px 3px}} tr{{break-inside:avoid}} .small{{font-size:8.5px}} table.small{{font-size:8px}}
+.grid{{display:block}} .grid>div:first-child{{float:right;margin-left:1em;display:flex;flex-direction:row-reverse;align-items:flex-end;gap:.6em}} .grid svg[viewBox]{{width:270px;height:270px}} .inset-legend{{font-size:8.5px;margin:.2em 0;width:150px}} .review{{margin-top:.6em;gap:.8em .6em}}}}</style></head><body>", esc(&title)).ok();
     write!(h, "<p class=\"noprint\"><button type=\"button\" data-print>Print</button><script src=\"/print.js\"></script></p><h1>{}</h1><p>{} · {}</p>", esc(&title), esc(&r.data.law), esc(r.site.address.as_deref().unwrap_or(""))).ok();
     if st.registry.is_some() {
         // The registry keeps who changed this site and when; the report points to it.

@@ -82,11 +82,28 @@ format_only!(
     GeoJsonDownload,
     ["geojson"]
 );
-format_only!(
-    /// A site's disturbance as a zipped Shapefile.
-    ZipDownload,
-    ["zip"]
-);
+/// A site's disturbance as a zipped Shapefile: `crs` is the system to write it in
+/// ("source", "wgs84" or an EPSG code), WGS84 when absent.
+pub struct ZipDownload {
+    pub crs: Option<String>,
+}
+
+impl FromQuery for ZipDownload {
+    const KNOWN: &'static [&'static str] = &["crs"];
+    const FORMATS: &'static [&'static str] = &["zip"];
+    fn from_query(q: &HashMap<String, String>) -> Result<Self, ApiError> {
+        Ok(ZipDownload {
+            crs: given(q, "crs"),
+        })
+    }
+}
+
+/// A trimmed parameter, `None` when absent or blank.
+fn given(q: &HashMap<String, String>, key: &str) -> Option<String> {
+    q.get(key)
+        .map(|c| c.trim().to_string())
+        .filter(|c| !c.is_empty())
+}
 format_only!(
     /// One vector tile.
     TileQuery,
@@ -293,11 +310,26 @@ impl FromQuery for CheckQuery {
     const FORMATS: &'static [&'static str] = &["json"];
     fn from_query(q: &HashMap<String, String>) -> Result<Self, ApiError> {
         Ok(CheckQuery {
-            crs: q
-                .get("crs")
-                .map(|c| c.trim().to_string())
-                .filter(|c| !c.is_empty()),
+            crs: given(q, "crs"),
             name: q.get("name").cloned(),
+        })
+    }
+}
+
+/// `POST /check/export.zip`: the check's query, and `export_crs`, the system to write the
+/// Shapefile in (`crs` already names the upload's own system).
+pub struct CheckZipQuery {
+    pub check: CheckQuery,
+    pub export_crs: Option<String>,
+}
+
+impl FromQuery for CheckZipQuery {
+    const KNOWN: &'static [&'static str] = &["crs", "name", "export_crs"];
+    const FORMATS: &'static [&'static str] = &["json"];
+    fn from_query(q: &HashMap<String, String>) -> Result<Self, ApiError> {
+        Ok(CheckZipQuery {
+            check: CheckQuery::from_query(q)?,
+            export_crs: given(q, "export_crs"),
         })
     }
 }

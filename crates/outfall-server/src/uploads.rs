@@ -6,7 +6,7 @@
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Path;
 use crate::limits::{blocking, read_upload, secs};
-use crate::params::{CheckQuery, GeoJsonDownload, Params, ZipDownload};
+use crate::params::{CheckQuery, CheckZipQuery, GeoJsonDownload, Params, ZipDownload};
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::State;
@@ -296,21 +296,44 @@ upload_route!(
     }
 );
 
-upload_route!(
-    "/check/export.zip",
-    "The checked disturbance as a zipped Shapefile",
-    "application/zip",
-    /// `POST /check/export.zip`: the same as a zipped Shapefile.
-    pub async fn check_export_zip(
-        State(st): State<AppState>,
-        Params(q): Params<CheckQuery>,
-        headers: HeaderMap,
-        body: Body,
-    ) -> ApiResult<Response> {
-        let (report, subject) = run_check(&st, &q, &headers, body).await?;
-        zip_download(&subject, &report)
+/// `POST /check/export.zip`: the same as a zipped Shapefile, in `export_crs` when given.
+#[utoipa::path(post, path = "/check/export.zip", tag = "review",
+    params(("crs" = Option<String>, Query, description = "The file's coordinate system when it does not say (e.g. EPSG:2261)"),
+           ("name" = Option<String>, Query, description = "What the report calls the upload"),
+           ("export_crs" = Option<String>, Query, description = "The Shapefile's system: 'source' (the data set's own), 'wgs84' (the default) or an EPSG code")),
+    request_body(content = String, content_type = "application/octet-stream", description = "As for /check"),
+    responses((status = 200, description = "The checked disturbance as a zipped Shapefile", content_type = "application/zip"),
+              (status = 400, description = "An unknown export_crs, named", content_type = "application/problem+json"),
+              (status = 413, description = "Over a size limit", content_type = "application/problem+json"),
+              (status = 422, description = "Not a usable upload, or its coordinate system must be chosen", content_type = "application/problem+json"),
+              (status = 503, description = "Busy, or the check did not finish in time", content_type = "application/problem+json")))]
+pub async fn check_export_zip(
+    State(st): State<AppState>,
+    Params(q): Params<CheckZipQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    // A wrong name is refused before the check runs. The system is built again after it: a
+    // PROJ handle is not `Send`, so it may not live across the check's await.
+    export_crs(&st, q.export_crs.as_deref())?;
+    let (report, subject) = run_check(&st, &q.check, &headers, body).await?;
+    zip_download(
+        &subject,
+        &report,
+        &export_crs(&st, q.export_crs.as_deref())?,
+    )
+}
+
+/// The export's system, or a 400 naming the one asked for.
+fn export_crs(st: &AppState, asked: Option<&str>) -> ApiResult<export::ExportCrs> {
+    match asked {
+        None => Ok(export::ExportCrs::wgs84()),
+        Some(a) => export::ExportCrs::resolve(a, &st.catalog).map_err(|e| match e {
+            outfall_core::Error::Input(m) => ApiError::BadRequest(m),
+            other => other.into(),
+        }),
     }
-);
+}
 
 fn site_subject(st: &AppState, id: &str) -> ApiResult<(Report, Subject)> {
     let report = st
@@ -336,16 +359,20 @@ pub async fn site_export_geojson(
 }
 
 /// `GET /sites/{id}/export.zip`.
-#[utoipa::path(get, path = "/sites/{id}/export.zip", tag = "review", params(("id" = String, Path, description = "A site id")),
+#[utoipa::path(get, path = "/sites/{id}/export.zip", tag = "review",
+    params(("id" = String, Path, description = "A site id"),
+           ("crs" = Option<String>, Query, description = "The Shapefile's system: 'source' (the data set's own), 'wgs84' (the default) or an EPSG code")),
     responses((status = 200, description = "The site's disturbance as a zipped Shapefile", content_type = "application/zip"),
+              (status = 400, description = "An unknown crs, named", content_type = "application/problem+json"),
               (status = 404, description = "No such site", content_type = "application/problem+json")))]
 pub async fn site_export_zip(
     State(st): State<AppState>,
     Path(id): Path<String>,
-    _: Params<ZipDownload>,
+    Params(q): Params<ZipDownload>,
 ) -> ApiResult<Response> {
+    let crs = export_crs(&st, q.crs.as_deref())?;
     let (report, subject) = site_subject(&st, &id)?;
-    zip_download(&subject, &report)
+    zip_download(&subject, &report, &crs)
 }
 
 fn attachment(file: &str) -> HeaderValue {
@@ -369,9 +396,16 @@ fn geojson_download(subject: &Subject, report: &Report) -> Response {
         .into_response()
 }
 
-fn zip_download(subject: &Subject, report: &Report) -> ApiResult<Response> {
+fn zip_download(
+    subject: &Subject,
+    report: &Report,
+    crs: &export::ExportCrs,
+) -> ApiResult<Response> {
     let stem = export::file_stem(&report.site.id);
-    let bytes = export::to_zipped_shapefile(&stem, &export::phase_features(subject, report))
+    let mut features = export::phase_features(subject, report);
+    crs.apply(&mut features)
+        .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
+    let bytes = export::to_zipped_shapefile(&stem, &features, crs)
         .map_err(|e| ApiError::Internal(e.to_string()))?;
     Ok((
         [

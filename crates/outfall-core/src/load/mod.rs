@@ -19,7 +19,7 @@ mod table;
 mod upload;
 mod valid;
 
-pub use crs::Reprojector;
+pub use crs::{identify, CrsIdentity, Reprojector};
 pub(crate) use geometry::check_geometry;
 pub use guard::{count_vertices, UploadLimits, MAX_ZIP_MEMBERS};
 pub use layer_file::load_layer;
