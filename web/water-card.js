@@ -32,7 +32,7 @@ async function siteReports(sites) {
 }
 
 const MISSING = "not in the loaded data";
-/** The columns a PWL table may link DEC's fact sheet in (data/clay's has none). */
+/** The columns a water or PWL row may link DEC's fact sheet in (data/clay: `fact_sheet`, from the PWL table). */
 const LINK_FIELDS = ["fact_sheet", "factsheet", "fact_sheet_url", "url", "link", "pwl_url"];
 
 function linkOf(...rows) {
@@ -106,7 +106,7 @@ export async function waterCard(feature, ctx) {
   const link = linkOf(p, ...mine);
   const facts = [
     ["PWL ID", pwl || MISSING],
-    ["Water class", p.class || p.classification || MISSING],
+    ["Water class", p.pwl_class || p.class || p.classification || MISSING],
     ["303(d) listing", listed],
     ["Causes", causes.length ? causes.join(", ") : mine.length ? "not given" : "—"],
     ["List year", year ? String(year.list_year) : "—"],

@@ -386,6 +386,12 @@ def build():
     return reaches, segs, cw, names, lake_polys, area, anchors
 
 
+def pwl_facts(segs, pwl):
+    """The PWL table's class and DEC fact-sheet link of a segment ("" when it has none)."""
+    seg = segs.get(pwl) or {}
+    return {"pwl_class": seg.get("Class", ""), "fact_sheet": seg.get("FACT_SHEET", "")}
+
+
 def r7(v):
     return round(v, 7)
 
@@ -395,7 +401,8 @@ def write(reaches, segs, names, lake_polys, area):
     for c in sorted(reaches, key=lambda c: reaches[c]["p"]["Hydroseq"]):
         r = reaches[c]
         props = {k: r["p"][k] for k in KEEP}
-        props.update(name=r["name"], name_source=r["name_source"], pwl_id=r["pwl_id"])
+        props.update(name=r["name"], name_source=r["name_source"], pwl_id=r["pwl_id"],
+                     **pwl_facts(segs, r["pwl_id"]))
         feats.append({"type": "Feature", "properties": props, "geometry": {
             "type": "LineString", "coordinates": [[r7(x), r7(y)] for x, y in r["coords"]]}})
     with open(os.path.join(OUT, "flowlines.geojson"), "w", encoding="utf-8") as fh:
@@ -426,10 +433,12 @@ def write(reaches, segs, names, lake_polys, area):
             g = g.difference(lake)
             g = max(g.geoms, key=lambda x: x.area) if g.geom_type == "MultiPolygon" and len(g.geoms) > 1 and \
                 sorted(x.area for x in g.geoms)[-2] < 1e-9 else g
+        pwl = "0703-0001" if full == "Oneida Lk" else ""
         wbs.append(({"wb_id": f"W{f['properties']['HYDROID']}", "name": TIGER_NAMES.get(full, full or ""),
-                     "pwl_id": "0703-0001" if full == "Oneida Lk" else "", "mtfcc": f["properties"]["MTFCC"]}, g))
+                     "pwl_id": pwl, "mtfcc": f["properties"]["MTFCC"], **pwl_facts(segs, pwl)}, g))
     for pwl, g in sorted(lake_polys.items()):
-        wbs.append(({"wb_id": pwl, "name": "Onondaga Lake", "pwl_id": pwl, "mtfcc": "H2030"}, g))
+        wbs.append(({"wb_id": pwl, "name": "Onondaga Lake", "pwl_id": pwl, "mtfcc": "H2030",
+                     **pwl_facts(segs, pwl)}, g))
     with open(os.path.join(OUT, "waterbodies.geojson"), "w", encoding="utf-8") as fh:
         json.dump({"type": "FeatureCollection", "features": [
             {"type": "Feature", "properties": p, "geometry": round_geom(g)} for p, g in wbs]}, fh,

@@ -49,11 +49,13 @@ for (const [label, viewport] of SIZES) {
       await card.locator('[data-testid="water-sites"] li').first().waitFor();
       assert.equal(await card.getAttribute("data-pwl-id"), "0702-0003");
       assert.equal(await fact(card, "PWL ID"), "0702-0003");
-      assert.equal(await fact(card, "Water class"), "not in the loaded data");
+      // Class and fact sheet: NYSDEC's PWL table (2023), carried onto the demo's waters.
+      assert.equal(await fact(card, "Water class"), "B");
       assert.equal(await fact(card, "303(d) listing"), "category 5: impaired; the list says a TMDL is still needed");
       assert.equal(await fact(card, "Causes"), "Dioxin, mercury, PCBs, other toxins");
       assert.equal(await fact(card, "TMDL"), "Onondaga Lake phosphorus TMDL (2012) (phosphorus)");
-      assert.equal(await fact(card, "DEC fact sheet"), "the loaded PWL table links none");
+      assert.equal(await card.locator('[data-testid="fact-sheet"]').getAttribute("href"),
+        "https://www.dec.ny.gov/data/WQP/PWL/0702-0003.html");
       // Category 5 beside an approved TMDL: both shown, the disagreement flagged.
       assert.match(await card.locator('[data-testid="tmdl-conflict"]').textContent(), /List and TMDL disagree/);
       // S06's path reaches the lake downstream (data/clay/README.md: 3.43 mi).
