@@ -26,6 +26,7 @@ if ! ls "$DIR/.prepared/"*.fgb >/dev/null 2>&1; then
 fi
 echo "cache_bytes $(du -cb "$DIR/.prepared/"*.fgb | tail -1 | cut -f1)"
 sync
+rm -f "$DIR/serve.log"
 s=$(date +%s.%N)
 "$BIN" serve --data "$DIR" --registry none --bind "127.0.0.1:$PORT" --web web >"$DIR/serve.log" 2>&1 &
 PID=$!
