@@ -313,7 +313,7 @@ fn johnson_sewershed_adds_the_land_its_pipes_bring_in() {
         .sewershed_xy(cat.storm.as_ref(), POUR)
         .expect("sewershed");
     // stormcatchments' test_get_catchment has round(area) == 6796 m² (13,870 cells) and
-    // snaps to the same cell. Outfall's holds those cells and 1,098 more (537 m²): land
+    // snaps to the same cell. Outfall's holds those cells and 1,098 more (538.0 m²): land
     // whose water pysheds strands in pits its flat inflation makes (see docs/storm.md).
     let surface = s.surface.area_m2;
     let [sx, sy] = s.snapped_dem;
@@ -330,11 +330,42 @@ fn johnson_sewershed_adds_the_land_its_pipes_bring_in() {
         "network {} m²",
         s.network.area_m2
     );
-    let added: Vec<&str> = s.added.iter().map(|i| i.id.as_str()).collect();
+    let mut added: Vec<&str> = s.added.iter().map(|i| i.id.as_str()).collect();
+    added.sort_unstable();
+    assert_eq!(added, ["20845", "20847", "21135"], "piped to outfall 21134");
+    assert!(s.removed.is_empty(), "{:?}", s.removed);
+    // Inlet 20847's point lies in the land another inlet of the same round brings in, but
+    // its own land (upstream of the stream cell it snaps to) reaches further: as in the
+    // reference, every inlet outside the catchment as the round found it is added.
+    let to_dem = proj::Proj::new_known_crs("EPSG:4326", "EPSG:6589", None).expect("proj");
+    let land = |id: &str| {
+        let i = s.added.iter().find(|i| i.id == id).expect("added");
+        let (x, y) = to_dem
+            .convert((i.at[0], i.at[1]))
+            .expect("to the DEM's CRS");
+        let at = dem.grid.cell_at(x, y).expect("on the DEM") as u32;
+        (at, dem.upstream_cells(dem.snap(x, y).expect("snaps")))
+    };
+    let (at_20847, land_20847) = land("20847");
+    let (_, land_20845) = land("20845");
+    let (_, land_21135) = land("21135");
+    let held = |l: &Vec<u32>, c: &u32| l.binary_search(c).is_ok();
     assert!(
-        added.contains(&"21135"),
-        "piped to outfall 21134: {added:?}"
+        held(&land_20845, &at_20847) || held(&land_21135, &at_20847),
+        "20847 lies in land added with it"
     );
+    let own: Vec<&u32> = land_20847
+        .iter()
+        .filter(|c| {
+            !held(&land_20845, c) && !held(&land_21135, c) && !s.surface.contains(**c as usize)
+        })
+        .collect();
+    assert!(
+        own.len() > 500,
+        "20847 brings {} cells of its own",
+        own.len()
+    );
+    assert!(land_20847.iter().all(|&c| s.network.contains(c as usize)));
     let cell = |[x, y]: [f64; 2]| dem.grid.cell_at(x, y).expect("on the DEM");
     // stormcatchments' test_get_stormcatchment: inside and outside points.
     for p in [[484700.0, 237490.0], [484696.0, 237272.0]] {
