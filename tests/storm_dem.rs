@@ -144,6 +144,43 @@ fn a_flat_drains_to_its_outlet_and_a_ring_polygon_keeps_its_hole() {
     assert_eq!(poly.unsigned_area(), 24.0 * 4.0);
 }
 
+#[test]
+fn another_d8_grid_replaces_the_directions_and_its_pits_strand_their_land() {
+    let (grid, z) = tilted_plane_with_pit();
+    let dem = Dem::from_cells(grid, z, None, 3);
+    let same = dem
+        .with_directions(dem.direction.clone())
+        .expect("its own grid");
+    assert_eq!(same.accumulation, dem.accumulation);
+    // Strand the filled pit the way pysheds leaves a pit (no direction, written as 0): the
+    // eight cells draining through it stay there, and (5, 3) keeps only (4, 3) and itself.
+    let mut d8 = dem.direction.clone();
+    d8[3 * 7 + 3] = NO_DIRECTION;
+    let pitted = dem.with_directions(d8).expect("a grid with a pit");
+    assert_eq!(
+        pitted.accumulation[3 * 7 + 3],
+        8,
+        "the pit keeps what reaches it"
+    );
+    assert_eq!(pitted.accumulation[5 * 7 + 3], 2);
+    assert_eq!(dem.upstream_cells(5 * 7 + 3).len(), 10);
+    assert_eq!(pitted.upstream_cells(5 * 7 + 3), vec![4 * 7 + 3, 5 * 7 + 3]);
+    // With 2 cells (5, 3) is below the threshold of 3 now; the nearest north-west corner of
+    // a cell above it is (6, 4)'s (0.98 m² in squared metres), which drains column 4 from row 3.
+    let (cell, c) = pitted.surface_catchment(3.3, -5.3).expect("snaps");
+    assert_eq!(cell, 6 * 7 + 4);
+    assert_eq!(c.cells, vec![3 * 7 + 4, 4 * 7 + 4, 5 * 7 + 4, 6 * 7 + 4]);
+
+    let err = dem.with_directions(vec![4; 48]).expect_err("short");
+    assert!(err.to_string().contains("48 cells"), "{err}");
+    // (2,2) east to (2,3), which points back west: a loop, refused before any walk.
+    let mut looped = dem.direction.clone();
+    looped[2 * 7 + 2] = 1;
+    looped[2 * 7 + 3] = 16;
+    let err = dem.with_directions(looped).expect_err("a loop");
+    assert!(err.to_string().contains("circle"), "{err}");
+}
+
 /// Writes a float32 GeoTIFF with the given georeferencing tags.
 fn write_geotiff(path: &Path, w: u32, h: u32, z: &[f32], tags: &[(Tag, Vec<f64>)], epsg: u16) {
     let file = std::fs::File::create(path).expect("create tif");
@@ -276,7 +313,7 @@ fn johnson_sewershed_adds_the_land_its_pipes_bring_in() {
         .sewershed_xy(cat.storm.as_ref(), POUR)
         .expect("sewershed");
     // stormcatchments' test_get_catchment has round(area) == 6796 m² (13,870 cells) and
-    // snaps to the same cell. Outfall's holds those cells and 1,098 more (537 m²): land
+    // snaps to the same cell. Outfall's holds those cells and 1,098 more (538.0 m²): land
     // whose water pysheds strands in pits its flat inflation makes (see docs/storm.md).
     let surface = s.surface.area_m2;
     let [sx, sy] = s.snapped_dem;
@@ -293,11 +330,42 @@ fn johnson_sewershed_adds_the_land_its_pipes_bring_in() {
         "network {} m²",
         s.network.area_m2
     );
-    let added: Vec<&str> = s.added.iter().map(|i| i.id.as_str()).collect();
+    let mut added: Vec<&str> = s.added.iter().map(|i| i.id.as_str()).collect();
+    added.sort_unstable();
+    assert_eq!(added, ["20845", "20847", "21135"], "piped to outfall 21134");
+    assert!(s.removed.is_empty(), "{:?}", s.removed);
+    // Inlet 20847's point lies in the land another inlet of the same round brings in, but
+    // its own land (upstream of the stream cell it snaps to) reaches further: as in the
+    // reference, every inlet outside the catchment as the round found it is added.
+    let to_dem = proj::Proj::new_known_crs("EPSG:4326", "EPSG:6589", None).expect("proj");
+    let land = |id: &str| {
+        let i = s.added.iter().find(|i| i.id == id).expect("added");
+        let (x, y) = to_dem
+            .convert((i.at[0], i.at[1]))
+            .expect("to the DEM's CRS");
+        let at = dem.grid.cell_at(x, y).expect("on the DEM") as u32;
+        (at, dem.upstream_cells(dem.snap(x, y).expect("snaps")))
+    };
+    let (at_20847, land_20847) = land("20847");
+    let (_, land_20845) = land("20845");
+    let (_, land_21135) = land("21135");
+    let held = |l: &Vec<u32>, c: &u32| l.binary_search(c).is_ok();
     assert!(
-        added.contains(&"21135"),
-        "piped to outfall 21134: {added:?}"
+        held(&land_20845, &at_20847) || held(&land_21135, &at_20847),
+        "20847 lies in land added with it"
     );
+    let own: Vec<&u32> = land_20847
+        .iter()
+        .filter(|c| {
+            !held(&land_20845, c) && !held(&land_21135, c) && !s.surface.contains(**c as usize)
+        })
+        .collect();
+    assert!(
+        own.len() > 500,
+        "20847 brings {} cells of its own",
+        own.len()
+    );
+    assert!(land_20847.iter().all(|&c| s.network.contains(c as usize)));
     let cell = |[x, y]: [f64; 2]| dem.grid.cell_at(x, y).expect("on the DEM");
     // stormcatchments' test_get_stormcatchment: inside and outside points.
     for p in [[484700.0, 237490.0], [484696.0, 237272.0]] {
@@ -323,6 +391,47 @@ fn johnson_sewershed_adds_the_land_its_pipes_bring_in() {
         .as_f64()
         .expect("lon");
     assert!((-72.8..-72.6).contains(&lon), "{lon}");
+}
+
+#[test]
+fn johnson_on_its_own_grid_again_is_unchanged_and_a_pit_strands_exactly_its_land() {
+    let Some((_t, cat)) = johnson() else { return };
+    let dem = cat.dem.as_ref().expect("dem");
+    let net = cat.storm.as_ref();
+    let own = dem.sewershed_xy(net, POUR).expect("sewershed");
+    let again = dem
+        .with_directions(dem.direction.clone())
+        .expect("its own grid");
+    assert_eq!(again.accumulation, dem.accumulation);
+    let s = again.sewershed_xy(net, POUR).expect("sewershed");
+    assert_eq!(s.surface.cells, own.surface.cells);
+    assert_eq!(s.network.cells, own.network.cells);
+    // A pit where the surface catchment's largest side branch below 500 cells joins, as
+    // pysheds leaves pits: that branch, and only it, leaves the surface catchment.
+    let pour = dem.snap(POUR[0], POUR[1]).expect("snaps");
+    let branch = own
+        .surface
+        .cells
+        .iter()
+        .map(|&c| c as usize)
+        .filter(|&c| dem.accumulation[c] < 500)
+        .max_by_key(|&c| (dem.accumulation[c], c))
+        .expect("a branch");
+    let lost = dem.upstream_cells(branch);
+    assert!(lost.len() > 100, "{} cells", lost.len());
+    let mut d8 = dem.direction.clone();
+    d8[branch] = NO_DIRECTION;
+    let pitted = dem.with_directions(d8).expect("a pitted grid");
+    let (cell, c) = pitted.surface_catchment(POUR[0], POUR[1]).expect("snaps");
+    assert_eq!(cell, pour, "the pour cell still drains enough");
+    let expected: Vec<u32> = own
+        .surface
+        .cells
+        .iter()
+        .copied()
+        .filter(|c| lost.binary_search(c).is_err())
+        .collect();
+    assert_eq!(c.cells, expected);
 }
 
 async fn http_get(state: outfall_server::AppState, uri: &str) -> (u16, serde_json::Value) {

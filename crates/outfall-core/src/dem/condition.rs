@@ -9,7 +9,7 @@
 
 use super::flow::{neighbour, OFFSETS};
 use super::Grid;
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 /// The filled surface (NaN where no data) and each flat cell's gradient (0 off flats).
@@ -47,21 +47,18 @@ fn fill_pits(g: &Grid, z: &mut [f64]) {
     }
 }
 
-#[derive(PartialEq)]
-struct Level(f64);
-
-impl Eq for Level {}
-
-impl PartialOrd for Level {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Level {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
+/// A cell's place in the priority-flood's queue: its level, then its index, packed in one
+/// integer so the heap of millions of cells compares plain words. Levels are the raster's
+/// f32 elevations (filling only copies them), whose bits, sign-adjusted, order as the values;
+/// cell indices fit 32 bits, as catchments store them.
+fn queue_key(z: f64, cell: usize) -> u64 {
+    let bits = (z as f32).to_bits();
+    let ordered = if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 1 << 31
+    };
+    (u64::from(ordered) << 32) | cell as u64
 }
 
 /// Priority-flood from the raster's edge and the cells beside missing data (where water
@@ -73,7 +70,7 @@ fn fill_depressions(g: &Grid, z: &mut [f64]) {
         let seed = !done[cell] && (g.on_edge(cell) || neighbours(g, cell).any(|n| z[n].is_nan()));
         if seed {
             done[cell] = true;
-            open.push(Reverse((Level(z[cell]), cell)));
+            open.push(Reverse(queue_key(z[cell], cell)));
         }
     }
     let mut pit = VecDeque::new();
@@ -81,7 +78,7 @@ fn fill_depressions(g: &Grid, z: &mut [f64]) {
         let cell = match pit.pop_front() {
             Some(c) => c,
             None => match open.pop() {
-                Some(Reverse((_, c))) => c,
+                Some(Reverse(key)) => (key & u64::from(u32::MAX)) as usize,
                 None => break,
             },
         };
@@ -97,7 +94,7 @@ fn fill_depressions(g: &Grid, z: &mut [f64]) {
                 z[n] = z[cell];
                 pit.push_back(n);
             } else {
-                open.push(Reverse((Level(z[n]), n)));
+                open.push(Reverse(queue_key(z[n], n)));
             }
         }
     }
@@ -193,4 +190,19 @@ fn label_flats(g: &Grid, flat: &[bool]) -> (Vec<usize>, usize) {
         count += 1;
     }
     (label, count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::queue_key;
+
+    #[test]
+    fn queue_keys_order_by_level_then_by_cell() {
+        let levels = [-5.5f64, -0.0, 0.0, 0.25, 144.76, 218.06];
+        for w in levels.windows(2) {
+            assert!(queue_key(w[0], 9) < queue_key(w[1], 0), "{w:?}");
+        }
+        assert!(queue_key(1.0, 3) < queue_key(1.0, 4));
+        assert_eq!(queue_key(7.0, 12345) & u64::from(u32::MAX), 12345);
+    }
 }

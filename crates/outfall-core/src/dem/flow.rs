@@ -97,6 +97,27 @@ pub(super) fn accumulation(g: &Grid, direction: &[u8], z: &[f64]) -> Vec<u32> {
     acc
 }
 
+/// A cell on a closed loop of directions, if any: a D8 grid from elsewhere may hold one,
+/// and the walks upstream assume none. Peels the cells nothing drains into, repeatedly;
+/// what is left lies on or below a loop.
+pub(super) fn in_a_cycle(g: &Grid, direction: &[u8]) -> Option<usize> {
+    let down: Vec<Option<usize>> = (0..g.len()).map(|c| downstream(g, direction, c)).collect();
+    let mut indegree = vec![0u8; g.len()];
+    for d in down.iter().flatten() {
+        indegree[*d] += 1;
+    }
+    let mut queue: Vec<usize> = (0..g.len()).filter(|&c| indegree[c] == 0).collect();
+    while let Some(c) = queue.pop() {
+        if let Some(d) = down[c] {
+            indegree[d] -= 1;
+            if indegree[d] == 0 {
+                queue.push(d);
+            }
+        }
+    }
+    indegree.iter().position(|&n| n > 0)
+}
+
 /// Whether `n`, the neighbour of `cell` in direction `k`, drains into `cell`.
 pub(super) fn drains_into(direction: &[u8], n: usize, k: usize) -> bool {
     direction[n] == D8_CODES[(k + 4) % 8]

@@ -16,7 +16,7 @@ pub use catchment::{Catchment, Sewershed, SewershedInlet};
 pub use flow::{D8_CODES, NO_DIRECTION};
 
 use crate::config::LayerConfig;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use std::path::Path;
 use std::time::Instant;
 
@@ -149,6 +149,38 @@ impl Dem {
             read_ms: 0.0,
             condition_ms: ms(t0),
         }
+    }
+
+    /// The same DEM draining by another D8 grid (row-major, pysheds' codes; any other value,
+    /// such as pysheds' -1 for a flat or -2 for a pit written as 0, drains nowhere), its
+    /// accumulation recomputed. This is how a catchment is compared on a reference's own
+    /// directions, apart from how each conditions the surface (scripts/stormcatchments-compare.sh).
+    /// A grid of the wrong size, or whose directions run in a circle, is refused.
+    pub fn with_directions(&self, direction: Vec<u8>) -> Result<Dem> {
+        if direction.len() != self.grid.len() {
+            return Err(Error::Input(format!(
+                "a D8 grid of {} cells for the DEM {} of {} x {} = {} cells",
+                direction.len(),
+                self.path,
+                self.grid.width,
+                self.grid.height,
+                self.grid.len()
+            )));
+        }
+        if let Some(cell) = flow::in_a_cycle(&self.grid, &direction) {
+            return Err(Error::Input(format!(
+                "the D8 grid for the DEM {} runs in a circle (cell {cell}, row {} column {}, is on it or below it)",
+                self.path,
+                cell / self.grid.width,
+                cell % self.grid.width
+            )));
+        }
+        let accumulation = flow::accumulation(&self.grid, &direction, &self.conditioned_m);
+        Ok(Dem {
+            direction,
+            accumulation,
+            ..self.clone()
+        })
     }
 
     pub fn has_data(&self, cell: usize) -> bool {

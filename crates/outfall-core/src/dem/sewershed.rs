@@ -216,8 +216,11 @@ impl<'a> Round<'a> {
 
     /// Inlets inside whose every outfall lies outside: their land leaves by pipe. The land
     /// of an inlet that holds the pour point itself is kept, or nothing would remain.
+    /// Which inlets go is decided on the catchment as the round found it, as the
+    /// reference's `get_outlet_points` does, so that it does not depend on the order the
+    /// inlets are visited in (one inlet's land may hold another's point).
     fn remove_piped_away(&mut self) -> Vec<SewershedInlet> {
-        let mut out = Vec::new();
+        let mut planned = Vec::new();
         for s in 0..self.xy.len() {
             if self.done[s] || !self.net.structures[s].kind.takes_runoff() || !self.is_inside(s) {
                 continue;
@@ -235,19 +238,18 @@ impl<'a> Round<'a> {
             if cells.binary_search(&(self.pour_cell as u32)).is_ok() {
                 continue;
             }
-            self.done[s] = true;
-            for &c in &cells {
-                self.inside[c as usize] = false;
-            }
             let via = down.outfalls.iter().map(|o| o.id.clone()).collect();
-            out.push(self.inlet(s, via, cells.len()));
+            planned.push((s, via, cells));
         }
-        out
+        self.apply(planned, false)
     }
 
-    /// Inlets outside whose pipes reach an outfall inside: their land drains here.
+    /// Inlets outside whose pipes reach an outfall inside: their land drains here. As the
+    /// reference's `get_inlet_points` does, every inlet outside the catchment as the round
+    /// found it counts, even when the land of another added in the same round holds its
+    /// point: its land is that of the cell it snaps to, which may reach further.
     fn add_piped_in(&mut self) -> Vec<SewershedInlet> {
-        let mut out = Vec::new();
+        let mut planned = Vec::new();
         for o in 0..self.xy.len() {
             if !self.net.structures[o].kind.discharges() || !self.is_inside(o) {
                 continue;
@@ -266,13 +268,25 @@ impl<'a> Round<'a> {
                     continue;
                 };
                 self.done[s] = true;
-                let cells = self.dem.upstream_cells(cell);
-                for &c in &cells {
-                    self.inside[c as usize] = true;
-                }
-                let via = vec![up.outfall.clone()];
-                out.push(self.inlet(s, via, cells.len()));
+                planned.push((s, vec![up.outfall.clone()], self.dem.upstream_cells(cell)));
             }
+        }
+        self.apply(planned, true)
+    }
+
+    /// Adds or removes the planned structures' land, each marked done.
+    fn apply(
+        &mut self,
+        planned: Vec<(usize, Vec<String>, Vec<u32>)>,
+        add: bool,
+    ) -> Vec<SewershedInlet> {
+        let mut out = Vec::with_capacity(planned.len());
+        for (s, via, cells) in planned {
+            self.done[s] = true;
+            for &c in &cells {
+                self.inside[c as usize] = add;
+            }
+            out.push(self.inlet(s, via, cells.len()));
         }
         out
     }
