@@ -325,7 +325,7 @@ fn geojson_field_names_must_be_properties() {
             "flowlines.geojson",
             "join_field = \"pwl_id\"",
             "join_field",
-            "COMID, DnHydroseq, DnMinorHyd, FTYPE, FromNode, GNIS_NAME, Hydroseq, LENGTHKM, LevelPathI, Pathlength, REACHCODE, StreamOrde, ToNode, TotDASqKM, WBAREACOMI, name, name_source, pwl_id",
+            "COMID, DnHydroseq, DnMinorHyd, FTYPE, FromNode, GNIS_NAME, Hydroseq, LENGTHKM, LevelPathI, Pathlength, REACHCODE, StreamOrde, ToNode, TotDASqKM, WBAREACOMI, fact_sheet, name, name_source, pwl_class, pwl_id",
         ),
     ];
     for (file, old, key, available) in cases {
