@@ -1,7 +1,7 @@
 //! Catchments on the D8 grid: a pour point snapped to the accumulation threshold, the cells
 //! upstream of it, and the result types of a sewershed.
 
-use super::flow::{drains_into, neighbour, OFFSETS};
+use super::flow::{around, drains_into};
 use super::Dem;
 use crate::area::SQ_M_PER_ACRE;
 use crate::config::StructureKind;
@@ -109,11 +109,9 @@ impl Dem {
         let mut i = 0;
         while i < out.len() {
             let c = out[i] as usize;
-            for k in 0..OFFSETS.len() {
-                if let Some(n) = neighbour(&self.grid, c, k) {
-                    if drains_into(&self.direction, n, k) {
-                        out.push(n as u32);
-                    }
+            for (k, n) in around(&self.grid, c) {
+                if drains_into(&self.direction, n, k) {
+                    out.push(n as u32);
                 }
             }
             i += 1;

@@ -7,7 +7,7 @@
 //! level and D8 reads the gradient, so no inflated cell can rise above a neighbour that
 //! drained into it.
 
-use super::flow::{neighbour, OFFSETS};
+use super::flow::around;
 use super::Grid;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -22,7 +22,7 @@ pub(super) fn condition(g: &Grid, elevation_m: &[f32]) -> (Vec<f64>, Vec<u32>) {
 }
 
 fn neighbours(g: &Grid, cell: usize) -> impl Iterator<Item = usize> + '_ {
-    (0..OFFSETS.len()).filter_map(move |k| neighbour(g, cell, k))
+    around(g, cell).map(|(_, n)| n)
 }
 
 /// An interior cell whose eight neighbours all have data and lie higher is raised to the
@@ -82,10 +82,7 @@ fn fill_depressions(g: &Grid, z: &mut [f64]) {
                 None => break,
             },
         };
-        for k in 0..OFFSETS.len() {
-            let Some(n) = neighbour(g, cell, k) else {
-                continue;
-            };
+        for n in neighbours(g, cell) {
             if done[n] {
                 continue;
             }

@@ -28,6 +28,21 @@ pub(super) fn neighbour(g: &Grid, cell: usize, k: usize) -> Option<usize> {
     inside.then(|| nr as usize * g.width + nc as usize)
 }
 
+/// Each neighbour of `cell` inside the raster, with its direction index, in `OFFSETS` order.
+/// The cell's row and column are found once (two divisions per neighbour were a good part of
+/// conditioning a 2.8M-cell DEM).
+pub(super) fn around(g: &Grid, cell: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let (r, c) = ((cell / g.width) as isize, (cell % g.width) as isize);
+    OFFSETS
+        .iter()
+        .enumerate()
+        .filter_map(move |(k, &(dr, dc))| {
+            let (nr, nc) = (r + dr, c + dc);
+            let inside = nr >= 0 && nc >= 0 && (nr as usize) < g.height && (nc as usize) < g.width;
+            inside.then(|| (k, nr as usize * g.width + nc as usize))
+        })
+}
+
 /// Metres from a cell's centre to its neighbour's in direction `k`.
 fn distances_m(g: &Grid) -> [f64; 8] {
     let diag = g.dx_m.hypot(g.dy_m);
@@ -51,10 +66,8 @@ pub(super) fn d8(g: &Grid, z: &[f64], flat_gradient: &[u32]) -> Vec<u8> {
             continue;
         }
         let mut best: Option<(f64, usize)> = None;
-        for (k, &d) in dist.iter().enumerate() {
-            let Some(n) = neighbour(g, cell, k) else {
-                continue;
-            };
+        for (k, n) in around(g, cell) {
+            let d = dist[k];
             let slope = if z[n].is_nan() {
                 f64::INFINITY
             } else if flat_gradient[cell] > 0 {
