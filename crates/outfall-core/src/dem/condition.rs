@@ -64,14 +64,19 @@ fn queue_key(z: f64, cell: usize) -> u64 {
 /// Priority-flood from the raster's edge and the cells beside missing data (where water
 /// leaves): every cell is raised to the lowest level at which it can spill out.
 fn fill_depressions(g: &Grid, z: &mut [f64]) {
+    use rayon::prelude::*;
     let mut done: Vec<bool> = z.iter().map(|v| v.is_nan()).collect();
-    let mut open = BinaryHeap::new();
-    for cell in 0..g.len() {
-        let seed = !done[cell] && (g.on_edge(cell) || neighbours(g, cell).any(|n| z[n].is_nan()));
-        if seed {
-            done[cell] = true;
-            open.push(Reverse(queue_key(z[cell], cell)));
-        }
+    let seeds: Vec<u32> = (0..g.len())
+        .into_par_iter()
+        .filter(|&cell| {
+            !done[cell] && (g.on_edge(cell) || neighbours(g, cell).any(|n| z[n].is_nan()))
+        })
+        .map(|cell| cell as u32)
+        .collect();
+    let mut open = BinaryHeap::with_capacity(seeds.len());
+    for cell in seeds.into_iter().map(|c| c as usize) {
+        done[cell] = true;
+        open.push(Reverse(queue_key(z[cell], cell)));
     }
     let mut pit = VecDeque::new();
     loop {
@@ -108,7 +113,11 @@ fn is_flat(g: &Grid, z: &[f64], cell: usize) -> bool {
 /// distance from higher ground - this cell's), so each flat cell has a neighbour on the same
 /// flat, or its outlet, with a smaller value. 0 off flats.
 fn flat_gradient(g: &Grid, z: &[f64]) -> Vec<u32> {
-    let flat: Vec<bool> = (0..g.len()).map(|c| is_flat(g, z, c)).collect();
+    use rayon::prelude::*;
+    let flat: Vec<bool> = (0..g.len())
+        .into_par_iter()
+        .map(|c| is_flat(g, z, c))
+        .collect();
     let mut out = vec![0u32; g.len()];
     if !flat.iter().any(|&f| f) {
         return out;
