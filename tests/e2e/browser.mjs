@@ -42,3 +42,30 @@ export async function launchBrowser(prefix, viewport) {
   };
   return { context, close };
 }
+
+/** The two screens the field tests run at: a laptop and a tablet. */
+export const SIZES = [["laptop", { width: 1366, height: 768 }], ["tablet", { width: 820, height: 1180 }]];
+
+/**
+ * The viewer at the server under test, in a new browser at `viewport`, once it says it is
+ * ready; every page error is pushed to `errors` (the suites assert it stays empty).
+ */
+export async function openViewer(prefix, viewport, errors) {
+  const { context, close } = await launchBrowser(prefix, viewport);
+  const page = context.pages()[0] || (await context.newPage());
+  page.setDefaultTimeout(TIMEOUT);
+  page.on("pageerror", (err) => errors.push(String((err && err.stack) || err)));
+  await page.goto(BASE + "/", { waitUntil: "domcontentloaded" });
+  await page.waitForFunction(() => window.outfall && window.outfall.ready === true, null, { timeout: TIMEOUT });
+  return { context, close, page };
+}
+
+/** Types `q` in the viewer's search and presses Enter; the server's results, once shown. */
+export async function searchFor(page, q) {
+  const resp = page.waitForResponse((r) => r.url().includes(`/search?q=${encodeURIComponent(q)}`));
+  await page.fill('[data-testid="search-input"]', q);
+  await page.press('[data-testid="search-input"]', "Enter");
+  const body = await (await resp).json();
+  await page.waitForFunction(() => !document.querySelector('[data-testid="search-results"]').hidden);
+  return body.results;
+}

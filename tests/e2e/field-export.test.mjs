@@ -6,7 +6,7 @@ import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import zlib from "node:zlib";
-import { artifacts, BASE, TIMEOUT, noServer as skip, launchBrowser } from "./browser.mjs";
+import { artifacts, BASE, TIMEOUT, noServer as skip, SIZES, openViewer } from "./browser.mjs";
 
 /** A zip member's text, read from its local file header (stored or deflated). */
 function zipMember(zip, suffix) {
@@ -25,20 +25,13 @@ function zipMember(zip, suffix) {
   return null;
 }
 
-const SIZES = [["laptop", { width: 1366, height: 768 }], ["tablet", { width: 820, height: 1180 }]];
-
 for (const [label, viewport] of SIZES) {
   describe(`exports in the data set's CRS (${label})`, { skip, timeout: 6 * TIMEOUT }, () => {
     let context, close, page;
     const pageErrors = [];
 
     before(async () => {
-      ({ context, close } = await launchBrowser(`outfall-e2e-export-${label}-`, viewport));
-      page = context.pages()[0] || (await context.newPage());
-      page.setDefaultTimeout(TIMEOUT);
-      page.on("pageerror", (err) => pageErrors.push(String((err && err.stack) || err)));
-      await page.goto(BASE + "/", { waitUntil: "domcontentloaded" });
-      await page.waitForFunction(() => window.outfall && window.outfall.ready === true, null, { timeout: TIMEOUT });
+      ({ context, close, page } = await openViewer(`outfall-e2e-export-${label}-`, viewport, pageErrors));
     });
 
     after(async () => {

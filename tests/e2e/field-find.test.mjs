@@ -7,9 +7,7 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { artifacts, BASE, TIMEOUT, noServer as skip, launchBrowser } from "./browser.mjs";
-
-const SIZES = [["laptop", { width: 1366, height: 768 }], ["tablet", { width: 820, height: 1180 }]];
+import { artifacts, TIMEOUT, noServer as skip, SIZES, openViewer, searchFor } from "./browser.mjs";
 
 for (const [label, viewport] of SIZES) {
   describe(`find and read (${label})`, { skip, timeout: 6 * TIMEOUT }, () => {
@@ -17,12 +15,7 @@ for (const [label, viewport] of SIZES) {
     const pageErrors = [];
 
     before(async () => {
-      ({ context, close } = await launchBrowser(`outfall-e2e-find-${label}-`, viewport));
-      page = context.pages()[0] || (await context.newPage());
-      page.setDefaultTimeout(TIMEOUT);
-      page.on("pageerror", (err) => pageErrors.push(String((err && err.stack) || err)));
-      await page.goto(BASE + "/", { waitUntil: "domcontentloaded" });
-      await page.waitForFunction(() => window.outfall && window.outfall.ready === true, null, { timeout: TIMEOUT });
+      ({ context, close, page } = await openViewer(`outfall-e2e-find-${label}-`, viewport, pageErrors));
     });
 
     after(async () => {
@@ -30,14 +23,7 @@ for (const [label, viewport] of SIZES) {
       assert.deepEqual(pageErrors, []);
     });
 
-    async function search(q) {
-      const resp = page.waitForResponse((r) => r.url().includes(`/search?q=${encodeURIComponent(q)}`));
-      await page.fill('[data-testid="search-input"]', q);
-      await page.press('[data-testid="search-input"]', "Enter");
-      const body = await (await resp).json();
-      await page.waitForFunction(() => !document.querySelector('[data-testid="search-results"]').hidden);
-      return body.results;
-    }
+    const search = (q) => searchFor(page, q);
 
     test("search finds a PWL ID and opens the water's card", async () => {
       const results = await search("0702-0001");

@@ -11,9 +11,7 @@ import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { artifacts, BASE, TIMEOUT, noServer as skip, launchBrowser } from "./browser.mjs";
-
-const SIZES = [["laptop", { width: 1366, height: 768 }], ["tablet", { width: 820, height: 1180 }]];
+import { artifacts, BASE, TIMEOUT, noServer as skip, launchBrowser, SIZES } from "./browser.mjs";
 
 /** Keystroke-level model operators, in seconds (Card, Moran and Newell). */
 const KLM = { mental: 1.35, point: 1.1, click: 0.2, scroll: 1.0, chooseFile: 4.0 };

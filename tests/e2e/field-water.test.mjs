@@ -1,14 +1,12 @@
 // Issue 23, "choosing a water opens its card", at a laptop (1366x768) and a tablet (820x1180):
 // a search result or a click on the water opens its card with its PWL ID, class, category in
-// words, causes, TMDL status, DEC's fact sheet when the PWL table links one (data/clay's links
-// none, and the card says so), and the sites that drain to it.
+// words, causes, TMDL status, DEC's fact sheet from the PWL table (carried onto data/clay's
+// waters), and the sites that drain to it.
 // Run: OUTFALL_URL=http://127.0.0.1:18950 node --test tests/e2e/field-water.test.mjs
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { artifacts, BASE, TIMEOUT, noServer as skip, launchBrowser } from "./browser.mjs";
-
-const SIZES = [["laptop", { width: 1366, height: 768 }], ["tablet", { width: 820, height: 1180 }]];
+import { artifacts, TIMEOUT, noServer as skip, SIZES, openViewer, searchFor } from "./browser.mjs";
 
 for (const [label, viewport] of SIZES) {
   describe(`the water card (${label})`, { skip, timeout: 6 * TIMEOUT }, () => {
@@ -16,12 +14,7 @@ for (const [label, viewport] of SIZES) {
     const pageErrors = [];
 
     before(async () => {
-      ({ context, close } = await launchBrowser(`outfall-e2e-water-${label}-`, viewport));
-      page = context.pages()[0] || (await context.newPage());
-      page.setDefaultTimeout(TIMEOUT);
-      page.on("pageerror", (err) => pageErrors.push(String((err && err.stack) || err)));
-      await page.goto(BASE + "/", { waitUntil: "domcontentloaded" });
-      await page.waitForFunction(() => window.outfall && window.outfall.ready === true, null, { timeout: TIMEOUT });
+      ({ context, close, page } = await openViewer(`outfall-e2e-water-${label}-`, viewport, pageErrors));
     });
 
     after(async () => {
@@ -29,14 +22,7 @@ for (const [label, viewport] of SIZES) {
       assert.deepEqual(pageErrors, []);
     });
 
-    async function search(q) {
-      const resp = page.waitForResponse((r) => r.url().includes(`/search?q=${encodeURIComponent(q)}`));
-      await page.fill('[data-testid="search-input"]', q);
-      await page.press('[data-testid="search-input"]', "Enter");
-      const body = await (await resp).json();
-      await page.waitForFunction(() => !document.querySelector('[data-testid="search-results"]').hidden);
-      return body.results;
-    }
+    const search = (q) => searchFor(page, q);
 
     const fact = (card, k) => card.locator(`dd[data-fact="${k}"]`).textContent();
 

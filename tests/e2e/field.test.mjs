@@ -7,9 +7,7 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { artifacts, BASE, TIMEOUT, noServer as skip, launchBrowser } from "./browser.mjs";
-
-const SIZES = [["laptop", { width: 1366, height: 768 }], ["tablet", { width: 820, height: 1180 }]];
+import { artifacts, BASE, TIMEOUT, noServer as skip, SIZES, openViewer } from "./browser.mjs";
 
 /** A small plan near S06 of the demo, its corners shifted by `dx` degrees east. */
 function plan(dx, extra = {}) {
@@ -23,12 +21,7 @@ for (const [label, viewport] of SIZES) {
     const pageErrors = [];
 
     before(async () => {
-      ({ context, close } = await launchBrowser(`outfall-e2e-field-${label}-`, viewport));
-      page = context.pages()[0] || (await context.newPage());
-      page.setDefaultTimeout(TIMEOUT);
-      page.on("pageerror", (err) => pageErrors.push(String((err && err.stack) || err)));
-      await page.goto(BASE + "/", { waitUntil: "domcontentloaded" });
-      await page.waitForFunction(() => window.outfall && window.outfall.ready === true, null, { timeout: TIMEOUT });
+      ({ context, close, page } = await openViewer(`outfall-e2e-field-${label}-`, viewport, pageErrors));
     });
 
     after(async () => {

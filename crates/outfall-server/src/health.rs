@@ -48,24 +48,24 @@ pub async fn healthz(_: Params<JsonOnly>) -> Response {
     responses((status = 200, description = "Ready for requests", content_type = "application/json"),
               (status = 503, description = "Draining, or the registry does not answer", content_type = "application/json")))]
 pub async fn readyz(State(st): State<AppState>, _: Params<JsonOnly>) -> ApiResult<Response> {
-    let registry = match &st.registry {
-        None => "none (the file layers, read-only)",
+    // What the registry answered, and whether that lets the server take requests.
+    let (registry, reachable) = match &st.registry {
+        None => ("none (the file layers, read-only)", true),
         Some(live) => {
             let live = live.clone();
             let probe = tokio::task::spawn_blocking(move || live.registry.change_stamp());
             match tokio::time::timeout(REGISTRY_PROBE, probe).await {
-                Ok(Ok(Ok(_))) => "reachable",
+                Ok(Ok(Ok(_))) => ("reachable", true),
                 Ok(Ok(Err(e))) => {
                     tracing::warn!(error = %e, "readiness: the registry does not answer");
-                    "unreachable"
+                    ("unreachable", false)
                 }
                 Ok(Err(e)) => return Err(ApiError::Internal(format!("readiness probe: {e}"))),
-                Err(_) => "no answer within 2 s",
+                Err(_) => ("no answer within 2 s", false),
             }
         }
     };
     let draining = st.health.is_draining();
-    let reachable = !matches!(registry, "unreachable" | "no answer within 2 s");
     let ready = !draining && reachable;
     let status = if ready {
         StatusCode::OK

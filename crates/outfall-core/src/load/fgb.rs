@@ -125,7 +125,7 @@ pub(crate) fn parse_header(
 
 /// Each size-prefixed feature buffer from `at` to the end of the file (`count` expected), or
 /// why the file is cut short.
-pub(crate) fn feature_buffers(
+fn feature_buffers(
     bytes: &[u8],
     mut at: usize,
     count: usize,

@@ -81,8 +81,7 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
         let take = PIECE.min(len - at);
         read_at(&file, path, at as u64, take, &mut buf)?;
         at += take;
-        let whole = complete_features(&buf);
-        let features = fgbread::feature_buffers(&buf[..whole], 0, 0).map_err(&damaged)?;
+        let (features, whole) = complete_features(&buf);
         let decoded: Vec<_> = features
             .par_iter()
             .with_min_len(256)
@@ -120,18 +119,20 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
     Ok((features, envelopes))
 }
 
-/// The length of the whole size-prefixed features at the start of `buf`.
-fn complete_features(buf: &[u8]) -> usize {
-    let mut at = 0usize;
+/// The whole size-prefixed features at the start of `buf`, and the bytes they take (the rest
+/// is the start of a feature the next piece completes).
+fn complete_features(buf: &[u8]) -> (Vec<&[u8]>, usize) {
+    let (mut features, mut at) = (Vec::new(), 0usize);
     while at + 4 <= buf.len() {
         let size = u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]) as usize;
         let end = (at + 4).saturating_add(size);
         if end > buf.len() {
             break;
         }
+        features.push(&buf[at..end]);
         at = end;
     }
-    at
+    (features, at)
 }
 
 /// The file's columns are the id, the position, then the sidecar's, each of its kind.
