@@ -4,6 +4,10 @@
 # the time until it listens, its steady resident memory and its peak (VmHWM) with their
 # ratio, the cold parcels tile at z12, z14 and z16 over the densest part, and one
 # `items?bbox` page of that z14 tile. Prints one line per figure.
+# With FLOWLINES=FILE (NHDPlusV2 flowlines with COMID, Hydroseq and DnHydroseq, such as the
+# Oswego basin tiled by scripts/scale-flowlines.py), the network is loaded too, and
+# `outfall-bench --what scale --data DIR` checks 1,000 parcels from the cache in-process: the
+# median and p99 of one whole check each, traced down that network.
 # Usage: scripts/start-scale.sh PARCELS.geojson [PORT]   (env BIN: the outfall binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +23,15 @@ role = "parcels"
 path = "$SRC"
 id_field = "pid"
 EOF
+if [ -n "${FLOWLINES:-}" ]; then
+  cat >>"$DIR/outfall.toml" <<EOF
+[[layer]]
+role = "flowlines"
+path = "$(cd "$(dirname "$FLOWLINES")" && pwd)/$(basename "$FLOWLINES")"
+id_field = "COMID"
+name_field = "GNIS_NAME"
+EOF
+fi
 if ! ls "$DIR/.prepared/"*.fgb >/dev/null 2>&1; then
   s=$(date +%s.%N)
   "$BIN" prepare --data "$DIR" >/dev/null
@@ -57,3 +70,11 @@ print(f'{lon(x)},{lat(y+1)},{lon(x+1)},{lat(y)}')")
     echo "items_bbox_z14_ms $(echo "$t * 1000" | bc) ($(python3 -c "import json;print(len(json.load(open('$DIR/items.json'))['features']))") features)"
   fi
 done
+if [ -n "${FLOWLINES:-}" ]; then
+  kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true
+  BENCH="$(dirname "$BIN")/outfall-bench"
+  "$BENCH" --what scale --data "$DIR" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    d = json.loads(l); print(d["item"] + "_" + d["metric"], d["value"])'
+fi

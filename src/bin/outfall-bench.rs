@@ -22,6 +22,9 @@ struct Args {
     run: u32,
     /// `--what scale`: a parcels GeoJSON to load, measure and check parcels of.
     parcels: Option<PathBuf>,
+    /// `--what scale`: or a whole data directory, opened as `outfall serve` opens it (from its
+    /// prepared cache when it has one).
+    data: Option<PathBuf>,
     /// Timed passes over the sites (more passes give a profiler more samples).
     passes: usize,
 }
@@ -33,6 +36,7 @@ fn args() -> Result<Args, String> {
         what: vec!["load".into(), "site".into(), "tiles".into()],
         run: 1,
         parcels: None,
+        data: None,
         passes: 1,
     };
     a.real = std::fs::canonicalize(&a.real).unwrap_or(a.real);
@@ -45,6 +49,7 @@ fn args() -> Result<Args, String> {
             "--real" => a.real = abs(v)?,
             "--what" => a.what = v.split(',').map(str::to_string).collect(),
             "--parcels" => a.parcels = Some(abs(v)?),
+            "--data" => a.data = Some(abs(v)?),
             "--passes" => {
                 a.passes = v
                     .parse()
@@ -410,28 +415,36 @@ fn bench_tiles(a: &Args, work: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The scale probe: load one (large) parcels file in a fresh process, report the load time, the
-/// resident memory against the coordinate bytes, and the latency of checking 200 parcels.
+/// The scale probe: load one (large) parcels file, or open a data directory, in a fresh
+/// process; report the load time, the resident memory against the coordinate bytes, and the
+/// latency of whole checks of parcels spread evenly over the layer (200 from a file, 1,000
+/// from a directory, whose network makes each check trace downstream).
 fn bench_scale(a: &Args, work: &Path) -> Result<(), String> {
-    let path = a
-        .parcels
-        .as_ref()
-        .ok_or("--what scale needs --parcels FILE")?;
+    let (path, checks) = match (&a.data, &a.parcels) {
+        (Some(dir), _) => (dir, 1000),
+        (None, Some(path)) => (path, 200),
+        (None, None) => return Err("--what scale needs --parcels FILE or --data DIR".into()),
+    };
     let item = path
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_default();
     let (rss0, _) = rss_mib();
     let t = Instant::now();
-    let cat = open(&work.join("scale"), &parcels_manifest(path, "pid"))?;
+    let cat = if a.data.is_some() {
+        Catalog::open(path).map_err(|e| e.to_string())?
+    } else {
+        open(&work.join("scale"), &parcels_manifest(path, "pid"))?
+    };
     emit("scale", &item, "load_s", t.elapsed().as_secs_f64(), a.run);
     let (rss1, hwm) = rss_mib();
     let coord = coordinate_bytes(&cat);
+    let layer = cat.layer(Role::Parcels).ok_or("no parcels layer")?;
     emit(
         "scale",
         &item,
         "features",
-        cat.layers[0].features.len() as f64,
+        layer.features.len() as f64,
         a.run,
     );
     emit("scale", &item, "coord_mib", coord / 1048576.0, a.run);
@@ -444,15 +457,25 @@ fn bench_scale(a: &Args, work: &Path) -> Result<(), String> {
         (rss1 - rss0) * 1048576.0 / coord,
         a.run,
     );
-    let layer = cat.layer(Role::Parcels).ok_or("no parcels layer")?;
-    let step = (layer.features.len() / 200).max(1);
+    let step = (layer.features.len() / checks).max(1);
     let mut ms = Vec::new();
-    for f in layer.features.iter().step_by(step) {
+    let mut traced = 0;
+    // More passes give a profiler more samples; every pass is counted.
+    let sample: Vec<_> = layer.features.iter().step_by(step).take(checks).collect();
+    for f in sample.iter().cycle().take(sample.len() * a.passes) {
         let t = Instant::now();
         let r = outfall_core::screening::check_parcel(&cat, &f.id);
         ms.push(t.elapsed().as_secs_f64() * 1e3);
+        traced += usize::from(r.as_ref().is_ok_and(|r| !r.downstream.is_empty()));
         std::hint::black_box(r.ok());
     }
+    emit(
+        "scale",
+        &item,
+        "checks_traced",
+        (traced / a.passes) as f64,
+        a.run,
+    );
     emit_latencies("scale", &format!("{item}_check_parcel"), ms, a.run);
     Ok(())
 }

@@ -2,15 +2,14 @@
 //! definition of a land development activity, and the (7)(a) SWPPP requirement that follows.
 
 use super::exemptions::check_claim;
-use super::{acres, and3, assumed, refused, refused_note, Decision};
+use super::{acres, and3, assumed, refused, refused_note, Decision, Decisions, RuleId};
 use crate::claims::{SiteStatus, Stated};
-use crate::config::Rules;
-use crate::facts::Facts;
 use crate::subject::SubjectKind;
 use serde_json::Value;
 
 /// (4): the law applies inside the town. `None` without a boundary layer.
-pub fn jurisdiction(f: &Facts, _r: &Rules) -> Decision {
+pub fn jurisdiction(x: &Decisions) -> Decision {
+    let f = x.f;
     let j = &f.jurisdiction;
     let name = j.boundary_name.as_deref().unwrap_or("the boundary");
     let d = match (j.boundary_loaded, j.inside) {
@@ -41,7 +40,8 @@ pub fn jurisdiction(f: &Facts, _r: &Rules) -> Decision {
 
 /// (5): `true` only when a claimed exemption is verified against the law's conditions.
 /// An unverified claim is `None` and changes no requirement.
-pub fn exemption(f: &Facts, r: &Rules) -> Decision {
+pub fn exemption(x: &Decisions) -> Decision {
+    let (f, r) = (x.f, x.r);
     let claims = &f.claims.exemptions;
     let stated: Vec<&str> = claims.iter().map(|c| c.stated.as_str()).collect();
     if claims.is_empty() {
@@ -83,7 +83,8 @@ pub fn exemption(f: &Facts, r: &Rules) -> Decision {
 }
 
 /// (6): one acre or more disturbed, or less as part of a larger common plan.
-pub fn land_development_activity(f: &Facts, r: &Rules) -> Decision {
+pub fn land_development_activity(x: &Decisions) -> Decision {
+    let (f, r) = (x.f, x.r);
     let a = &f.acreage;
     let pre = assumed(f);
     let plan = f.claims.common_plan;
@@ -133,10 +134,10 @@ pub fn land_development_activity(f: &Facts, r: &Rules) -> Decision {
 
 /// (7)(a): a land development activity in the town that is not exempt needs at least the
 /// basic SWPPP of (7)(b)[1].
-pub fn swppp_required(f: &Facts, r: &Rules) -> Decision {
-    let j = jurisdiction(f, r).met;
-    let lda = land_development_activity(f, r);
-    let ex = exemption(f, r).met;
+pub fn swppp_required(x: &Decisions) -> Decision {
+    let j = x.get(RuleId::Jurisdiction).met;
+    let lda = x.get(RuleId::LandDevelopmentActivity);
+    let ex = x.get(RuleId::Exemption).met;
     let applies_here = j != Some(false);
     let met = and3(Some(applies_here), and3(lda.met, Some(ex != Some(true))));
     let reason = if !applies_here {
@@ -151,7 +152,7 @@ pub fn swppp_required(f: &Facts, r: &Rules) -> Decision {
         }
     };
     Decision::new(met, reason)
-        .missing(lda.missing)
+        .missing(lda.missing.clone())
         .fact("in_jurisdiction", j)
         .fact("land_development_activity", lda.met)
         .fact("exempt", ex)
@@ -159,9 +160,10 @@ pub fn swppp_required(f: &Facts, r: &Rules) -> Decision {
 
 /// (4)(d) with (7)(a): a site under construction that needs a SWPPP and has no approved
 /// one. A status or approval in words no vocabulary knows decides nothing: `null`.
-pub fn active_without_approval(f: &Facts, r: &Rules) -> Decision {
+pub fn active_without_approval(x: &Decisions) -> Decision {
+    let f = x.f;
     let c = &f.claims;
-    let required = swppp_required(f, r);
+    let required = x.get(RuleId::SwpppRequired);
     let approval = c.swppp_approval.known();
     let building = match &c.status {
         _ if f.kind != SubjectKind::Site => {
@@ -207,7 +209,7 @@ pub fn active_without_approval(f: &Facts, r: &Rules) -> Decision {
             match required.met {
                 Some(true) => Decision::new(Some(true), format!("The site is under construction and needs a SWPPP, but no approved SWPPP is recorded{recorded}: the SWPPP is approved before work (4)(d), (7)(a).")),
                 Some(false) => Decision::new(Some(false), format!("The site is under construction with no approved SWPPP{recorded}, but this law requires no SWPPP for it.")),
-                None => Decision::new(None, format!("The site is under construction with no approved SWPPP{recorded}; whether it needs one is undetermined.")).missing(required.missing),
+                None => Decision::new(None, format!("The site is under construction with no approved SWPPP{recorded}; whether it needs one is undetermined.")).missing(required.missing.clone()),
             }
         }
     };

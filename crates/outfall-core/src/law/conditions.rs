@@ -4,17 +4,16 @@ mod water;
 
 pub use water::water_test;
 
-use super::{
-    acres, and3, assumed, land_development_activity, or3, refused, refused_note, Decision,
-};
+use super::{acres, and3, assumed, or3, refused, refused_note, Decision, Decisions, RuleId};
 use crate::claims::Sourced;
 use crate::config::Rules;
 use crate::facts::Facts;
 
 /// Condition A: a land development activity discharging a pollutant of concern to a listed
 /// water or a TMDL watershed where stormwater is a source.
-pub fn condition_a(f: &Facts, r: &Rules) -> Decision {
-    let lda = land_development_activity(f, r);
+pub fn condition_a(x: &Decisions) -> Decision {
+    let (f, r) = (x.f, x.r);
+    let lda = x.get(RuleId::LandDevelopmentActivity);
     let mut d = water_test(f, r);
     let met = and3(lda.met, d.met);
     if outside_town(f) {
@@ -73,17 +72,18 @@ fn plan_acres(f: &Facts) -> (f64, bool) {
 ///
 /// let clay = Rules::default();
 /// assert_eq!(clay.condition_b_acres, 5.0);
-/// let b = law::condition_b(&facts, &clay);
+/// let b = law::decision(law::RuleId::ConditionB, &facts, &clay);
 /// assert_eq!(b.met, Some(true));
 /// assert_eq!(b.facts["threshold_acres"], 5.0);
 ///
 /// // A town whose threshold is 10 acres: the same 7.31 acres fall under it.
 /// let ten = Rules { condition_b_acres: 10.0, ..Rules::default() };
-/// assert_eq!(law::condition_b(&facts, &ten).met, Some(false));
+/// assert_eq!(law::decision(law::RuleId::ConditionB, &facts, &ten).met, Some(false));
 /// # Ok::<(), outfall_core::Error>(())
 /// ```
-pub fn condition_b(f: &Facts, r: &Rules) -> Decision {
-    let lda = land_development_activity(f, r);
+pub fn condition_b(x: &Decisions) -> Decision {
+    let (f, r) = (x.f, x.r);
+    let lda = x.get(RuleId::LandDevelopmentActivity);
     let (a, plan) = plan_acres(f);
     let whose = if plan {
         "the larger common plan disturbs"
@@ -136,7 +136,7 @@ pub fn condition_b(f: &Facts, r: &Rules) -> Decision {
         ),
     };
     let mut missing = if met.is_none() {
-        lda.missing
+        lda.missing.clone()
     } else {
         Vec::new()
     };
@@ -157,14 +157,15 @@ pub fn condition_b(f: &Facts, r: &Rules) -> Decision {
 /// Condition C: one to five acres, except the construction of single-family residences and
 /// construction activities at agricultural properties. The site record's statement of its
 /// land use decides; the parcel class only when the record is silent.
-pub fn condition_c(f: &Facts, r: &Rules) -> Decision {
-    let lda = land_development_activity(f, r);
+pub fn condition_c(x: &Decisions) -> Decision {
+    let (f, r) = (x.f, x.r);
+    let lda = x.get(RuleId::LandDevelopmentActivity);
     let v = RangeView::of(f, r);
     let (met, reason) = range_outcome(f, r, &v);
     // A "no" from the acres, the land use or the boundary stands whatever the activity.
     let met = and3(lda.met, met);
     let missing = if met.is_none() {
-        range_missing(f, &v, lda.missing)
+        range_missing(f, &v, lda.missing.clone())
     } else {
         Vec::new()
     };

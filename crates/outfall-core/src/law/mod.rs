@@ -21,6 +21,7 @@ use crate::config::{settings, Clauses, Rules};
 use crate::facts::Facts;
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::cell::OnceCell;
 
 /// Stable rule ids, as in `findings[].rule`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -117,7 +118,43 @@ pub struct RuleSpec {
     /// The `[rules]` settings it reads, by their declared names (`config::SETTINGS`).
     pub settings: &'static [&'static str],
     #[serde(skip)]
-    decide: fn(&Facts, &Rules) -> Decision,
+    decide: fn(&Decisions) -> Decision,
+}
+
+/// The rules decided for one subject, each at most once. A rule that builds on others (the
+/// SWPPP's contents on Conditions A to C, everything on whether a SWPPP is required) reads
+/// their decisions here: before, Condition A was decided six times per check.
+pub struct Decisions<'a> {
+    pub f: &'a Facts,
+    pub r: &'a Rules,
+    memo: [OnceCell<Decision>; RULEBOOK.len()],
+}
+
+impl<'a> Decisions<'a> {
+    pub fn new(f: &'a Facts, r: &'a Rules) -> Decisions<'a> {
+        Decisions {
+            f,
+            r,
+            memo: Default::default(),
+        }
+    }
+
+    /// A rule's decision, decided on first use. The rulebook has no cycle (a rule reads only
+    /// rules it builds on), so no decision waits on itself.
+    pub fn get(&self, id: RuleId) -> &Decision {
+        self.memo[id as usize].get_or_init(|| (spec(id).decide)(self))
+    }
+
+    /// Every decision, in rulebook order.
+    fn into_all(self) -> impl Iterator<Item = (RuleId, Decision)> {
+        for s in &RULEBOOK {
+            self.get(s.rule);
+        }
+        RULEBOOK
+            .iter()
+            .zip(self.memo)
+            .filter_map(|(s, d)| d.into_inner().map(|d| (s.rule, d)))
+    }
 }
 
 macro_rules! spec {
@@ -194,9 +231,17 @@ pub fn clause(c: &Clauses, id: RuleId) -> &str {
     }
 }
 
+/// One rule's decision, with those it builds on.
+pub fn decision(id: RuleId, f: &Facts, r: &Rules) -> Decision {
+    Decisions::new(f, r).get(id).clone()
+}
+
 /// Decides one rule.
 pub fn decide(id: RuleId, f: &Facts, r: &Rules, c: &Clauses) -> Finding {
-    let d = (spec(id).decide)(f, r);
+    finding(id, decision(id, f, r), f, c)
+}
+
+fn finding(id: RuleId, d: Decision, f: &Facts, c: &Clauses) -> Finding {
     Finding {
         rule: id,
         clause: clause(c, id).to_string(),
@@ -287,7 +332,10 @@ fn sources(id: RuleId, f: &Facts) -> Vec<String> {
 
 /// Every rule of the rulebook for one subject.
 pub fn evaluate(f: &Facts, r: &Rules, c: &Clauses) -> Vec<Finding> {
-    RULEBOOK.iter().map(|s| decide(s.rule, f, r, c)).collect()
+    Decisions::new(f, r)
+        .into_all()
+        .map(|(id, d)| finding(id, d, f, c))
+        .collect()
 }
 
 /// A rulebook row as served: the town's clause label and the current values of the

@@ -2,10 +2,7 @@
 //! [1][m], the five-acre limit [1][d] and phasing, the full SWPPP [3], its preparer [3][j],
 //! and inspections (9)(a)[2].
 
-use super::{
-    acres, and3, assumed, condition_a, condition_b, condition_c, or3, refused, refused_note,
-    swppp_required, Decision,
-};
+use super::{acres, and3, assumed, or3, refused, refused_note, Decision, Decisions, RuleId};
 use crate::config::Rules;
 use crate::facts::{EntryRule, Facts};
 
@@ -65,9 +62,10 @@ pub fn describe_entry(f: &Facts) -> String {
 }
 
 /// [1][m]: the SWPPP names the receiving waters.
-pub fn receiving_waters(f: &Facts, r: &Rules) -> Decision {
+pub fn receiving_waters(x: &Decisions) -> Decision {
+    let f = x.f;
     let names = &f.water.names;
-    let required = swppp_required(f, r).met;
+    let required = x.get(RuleId::SwpppRequired).met;
     let identified = (!names.is_empty()).then_some(true);
     let met = and3(required, identified);
     let sources = if f.water.name_notes.is_empty() {
@@ -87,7 +85,7 @@ pub fn receiving_waters(f: &Facts, r: &Rules) -> Decision {
         (None, false) => format!("Receiving waters: {}. Whether a SWPPP is required, and so whether they must be named in it, is undetermined. {entry}", names.join("; ")),
         (None, true) => format!("Whether a SWPPP is required is undetermined. {entry}"),
     };
-    let mut missing = swppp_required(f, r).missing;
+    let mut missing = x.get(RuleId::SwpppRequired).missing.clone();
     if names.is_empty() {
         missing.push(
             "a receiving water within the search radius, or the applicant's outfall point"
@@ -104,10 +102,11 @@ pub fn receiving_waters(f: &Facts, r: &Rules) -> Decision {
 
 /// [1][d]: no more than five acres disturbed at one time unless under an approved SWPPP.
 /// Disturbance before the approval's date was not "pursuant to an approved SWPPP".
-pub fn five_acre_limit(f: &Facts, r: &Rules) -> Decision {
+pub fn five_acre_limit(x: &Decisions) -> Decision {
+    let (f, r) = (x.f, x.r);
     let a = &f.acreage;
     let limit = r.max_disturbed_at_once_acres;
-    let required = swppp_required(f, r);
+    let required = x.get(RuleId::SwpppRequired);
     let approval = f.claims.swppp_approval.known().filter(|x| x.approved());
     let over = a.peak_acres > limit + 1e-9;
     let when = a
@@ -165,7 +164,7 @@ pub fn five_acre_limit(f: &Facts, r: &Rules) -> Decision {
             and3(required.met, Some(true)),
             format!("{pre}Peak disturbed at one time is {}{when}, over the {limit} acre limit, and no approved SWPPP is recorded{recorded}: \"not more than five (5) acres shall be disturbed at any one time unless pursuant to an approved SWPPP\".", acres(a.peak_acres)),
         );
-        d.missing(required.missing)
+        d.missing(required.missing.clone())
     };
     d.fact("peak_acres", a.peak_acres)
         .fact("peak_date", a.peak_date)
@@ -206,7 +205,8 @@ fn with_approval(f: &Facts, r: &Rules, ap: &crate::claims::SwpppApproval) -> Dec
 
 /// (6) "Phasing": distinct pieces, each stabilised before the next is cleared. A phase's end
 /// date is read as the date it is stabilised.
-pub fn phasing(f: &Facts, _r: &Rules) -> Decision {
+pub fn phasing(x: &Decisions) -> Decision {
+    let f = x.f;
     let a = &f.acreage;
     let d = if !a.refused.is_empty() {
         Decision::new(
@@ -245,11 +245,11 @@ pub fn phasing(f: &Facts, _r: &Rules) -> Decision {
         .fact("overlaps", &a.overlaps)
 }
 
-fn any_condition(f: &Facts, r: &Rules) -> (Option<bool>, Vec<&'static str>) {
+fn any_condition(x: &Decisions) -> (Option<bool>, Vec<&'static str>) {
     let (a, b, c) = (
-        condition_a(f, r).met,
-        condition_b(f, r).met,
-        condition_c(f, r).met,
+        x.get(RuleId::ConditionA).met,
+        x.get(RuleId::ConditionB).met,
+        x.get(RuleId::ConditionC).met,
     );
     let which = [(a, "A"), (b, "B"), (c, "C")]
         .iter()
@@ -268,9 +268,9 @@ fn conditions_words(which: &[&str]) -> String {
 }
 
 /// [2]/[3]: a SWPPP with post-construction controls when Condition A, B or C holds.
-pub fn swppp_full(f: &Facts, r: &Rules) -> Decision {
-    let req = swppp_required(f, r);
-    let (any, which) = any_condition(f, r);
+pub fn swppp_full(x: &Decisions) -> Decision {
+    let req = x.get(RuleId::SwpppRequired);
+    let (any, which) = any_condition(x);
     let met = and3(req.met, any);
     let reason = match (req.met, met) {
         (_, Some(true)) => format!("{}: the SWPPP must also include the post-construction stormwater management practices of (7)(b)[3] ([a] to [j]).", conditions_words(&which)),
@@ -278,19 +278,23 @@ pub fn swppp_full(f: &Facts, r: &Rules) -> Decision {
         (Some(true), Some(false)) => "A land development activity without Condition A, B or C: the basic SWPPP of (7)(b)[1] with erosion and sediment controls suffices.".into(),
         _ => "Whether Condition A, B or C holds is undetermined, so whether post-construction controls are required is too.".into(),
     };
-    let missing = conditions_missing(f, r);
+    let missing = conditions_missing(x);
     Decision::new(met, reason)
         .missing(missing)
         .fact("conditions_met", which)
         .fact("swppp_required", req.met)
 }
 
-fn conditions_missing(f: &Facts, r: &Rules) -> Vec<String> {
-    let mut m: Vec<String> = swppp_required(f, r).missing;
-    for d in [condition_a(f, r), condition_b(f, r), condition_c(f, r)] {
-        for x in d.missing {
-            if !m.contains(&x) {
-                m.push(x);
+fn conditions_missing(x: &Decisions) -> Vec<String> {
+    let mut m: Vec<String> = x.get(RuleId::SwpppRequired).missing.clone();
+    for d in [
+        x.get(RuleId::ConditionA),
+        x.get(RuleId::ConditionB),
+        x.get(RuleId::ConditionC),
+    ] {
+        for w in &d.missing {
+            if !m.contains(w) {
+                m.push(w.clone());
             }
         }
     }
@@ -298,9 +302,9 @@ fn conditions_missing(f: &Facts, r: &Rules) -> Vec<String> {
 }
 
 /// [3][j]: under Condition A a licensed professional prepares and signs the SWPPP.
-pub fn swppp_preparer(f: &Facts, r: &Rules) -> Decision {
-    let req = swppp_required(f, r);
-    let a = condition_a(f, r);
+pub fn swppp_preparer(x: &Decisions) -> Decision {
+    let req = x.get(RuleId::SwpppRequired);
+    let a = x.get(RuleId::ConditionA);
     let met = and3(req.met, a.met);
     let reason = match met {
         Some(true) => "Condition A applies: the SWPPP must be prepared by a landscape architect, certified professional or professional engineer, and signed by that professional, who certifies that the design of all stormwater management practices meets the requirements of this law.".to_string(),
@@ -308,8 +312,8 @@ pub fn swppp_preparer(f: &Facts, r: &Rules) -> Decision {
         Some(false) => "Condition A does not apply, so this clause sets no requirement on who prepares the SWPPP.".into(),
         None => "Condition A is undetermined, so whether a licensed professional must prepare the SWPPP is too.".into(),
     };
-    let mut missing = req.missing;
-    missing.extend(a.missing);
+    let mut missing = req.missing.clone();
+    missing.extend(a.missing.iter().cloned());
     Decision::new(met, reason)
         .missing(missing)
         .fact("condition_a", a.met)
@@ -318,9 +322,10 @@ pub fn swppp_preparer(f: &Facts, r: &Rules) -> Decision {
 
 /// (9)(a)[2]: inspections every 7 days and within 24 hours of a 0.5 inch storm, for land
 /// development activities meeting Condition A, B or C.
-pub fn inspections(f: &Facts, r: &Rules) -> Decision {
-    let req = swppp_required(f, r);
-    let (any, which) = any_condition(f, r);
+pub fn inspections(x: &Decisions) -> Decision {
+    let r = x.r;
+    let req = x.get(RuleId::SwpppRequired);
+    let (any, which) = any_condition(x);
     let met = and3(req.met, any);
     let reason = match met {
         Some(true) => format!(
@@ -332,7 +337,7 @@ pub fn inspections(f: &Facts, r: &Rules) -> Decision {
         None => "Whether Condition A, B or C holds is undetermined, so whether inspections are required is too.".into(),
     };
     Decision::new(met, reason)
-        .missing(conditions_missing(f, r))
+        .missing(conditions_missing(x))
         .fact("interval_days", r.inspection_interval_days)
         .fact("storm_threshold_in", r.storm_threshold_in)
         .fact("within_hours", r.storm_inspection_hours)
