@@ -10,6 +10,7 @@ use crate::load::{LoadProblem, SourceInfo};
 use crate::subject::SubjectKind;
 use chrono::NaiveDate;
 use serde::Serialize;
+use std::sync::Arc;
 
 mod text;
 
@@ -130,12 +131,20 @@ pub struct Entry {
     pub sewer: Option<crate::facts::water::SewerFacts>,
 }
 
+/// A list shared by every report of a catalog, written as the plain list (serde's `rc`
+/// feature would do the same for every `Arc` in the build).
+fn shared<T: Serialize, S: serde::Serializer>(v: &Arc<[T]>, s: S) -> Result<S::Ok, S::Error> {
+    v.as_ref().serialize(s)
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct DataInfo {
     pub law: String,
     pub data_set: String,
-    pub layers: Vec<SourceInfo>,
-    pub problems: Vec<LoadProblem>,
+    #[serde(serialize_with = "shared")]
+    pub layers: Arc<[SourceInfo]>,
+    #[serde(serialize_with = "shared")]
+    pub problems: Arc<[LoadProblem]>,
     /// The date of the check.
     pub generated: NaiveDate,
     pub outfall_version: &'static str,

@@ -95,8 +95,8 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
         data: DataInfo {
             law: catalog.manifest.clauses.law.clone(),
             data_set: catalog.manifest.name.clone(),
-            layers: catalog.sources(),
-            problems: catalog.problems(),
+            layers: catalog.shown_sources(),
+            problems: catalog.shown_problems(),
             generated: chrono::Local::now().date_naive(),
             outfall_version: env!("CARGO_PKG_VERSION"),
         },

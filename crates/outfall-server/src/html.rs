@@ -461,7 +461,7 @@ fn findings_and_sources(h: &mut String, r: &Report) {
     }
     h.push_str("</table>");
     write!(h, "<h2>Data sources</h2><p class=\"small\">{} · generated {} · Outfall {}</p><table class=\"small\"><tr><th>Layer</th><th>File</th><th>Features</th><th>SHA-256</th></tr>", esc(&r.data.data_set), r.data.generated, r.data.outfall_version).ok();
-    for l in &r.data.layers {
+    for l in r.data.layers.iter() {
         write!(
             h,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",

@@ -169,7 +169,7 @@ impl Report {
             self.data.data_set, self.data.generated
         )
         .ok();
-        for l in &self.data.layers {
+        for l in self.data.layers.iter() {
             writeln!(
                 s,
                 "  {:<12} {} ({} features, sha256 {})",
@@ -180,7 +180,7 @@ impl Report {
             )
             .ok();
         }
-        for p in &self.data.problems {
+        for p in self.data.problems.iter() {
             writeln!(
                 s,
                 "  PROBLEM {}: feature {}: {}",
