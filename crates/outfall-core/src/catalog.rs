@@ -289,9 +289,6 @@ struct Read {
 
 /// Reads every layer of the manifest in its order, each checked to lie where the manifest
 /// allows, and logs which came from the prepared cache.
-/// The DEM is read and conditioned on a thread of its own while the other layers load: both
-/// are mostly serial work (the depression fill; reprojection), so together they take about
-/// the longer of the two. Its error still comes first, as it would in order.
 fn read_all(manifest: &Manifest, progress: Progress) -> Result<Read> {
     let mut read = Read {
         layers: Vec::new(),
@@ -299,30 +296,6 @@ fn read_all(manifest: &Manifest, progress: Progress) -> Result<Read> {
         rainfall: Vec::new(),
         dem: None,
     };
-    std::thread::scope(|scope| {
-        let mut dem = None;
-        let in_order = read_in_order(manifest, progress, &mut read, &mut |cfg| {
-            if dem.is_some() {
-                return read_dem(manifest, cfg, true).map(|_| ());
-            }
-            dem = Some(scope.spawn(move || read_dem(manifest, cfg, false)));
-            Ok(())
-        });
-        if let Some(job) = dem {
-            let loaded = job.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            read.dem = Some(loaded?);
-        }
-        in_order.map(|()| read)
-    })
-}
-
-/// Every layer but the DEM, which `dem` is handed, in the manifest's order.
-fn read_in_order<'m>(
-    manifest: &'m Manifest,
-    progress: Progress,
-    read: &mut Read,
-    dem: &mut dyn FnMut(&'m LayerConfig) -> Result<()>,
-) -> Result<()> {
     let total = manifest.layers.len();
     let mut origins: Vec<(String, bool)> = Vec::new();
     for (n, cfg) in manifest.layers.iter().enumerate() {
@@ -335,7 +308,7 @@ fn read_in_order<'m>(
         }
         if cfg.role == Role::Dem {
             check_inside(manifest, cfg)?;
-            dem(cfg)?;
+            read.dem = Some(read_dem(manifest, cfg, read.dem.is_some())?);
             continue;
         }
         let is_table = cfg
@@ -366,7 +339,7 @@ fn read_in_order<'m>(
             .push(Layer::new(cfg.clone(), collection_id, loaded));
     }
     log_origins(&manifest.dir, &origins);
-    Ok(())
+    Ok(read)
 }
 
 /// The one DEM of a data set, read and conditioned once.
