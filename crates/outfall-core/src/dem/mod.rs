@@ -7,6 +7,7 @@
 
 mod catchment;
 mod condition;
+mod fill;
 mod flow;
 mod polygon;
 mod read;
@@ -79,9 +80,9 @@ pub struct Dem {
     pub nodata: Option<f64>,
     /// The elevations as read (NaN where no data).
     pub elevation_m: Vec<f32>,
-    /// After pits and depressions are filled (NaN where no data); a flat keeps its level
-    /// and drains along its flat gradient.
-    pub conditioned_m: Vec<f64>,
+    /// After depressions are filled (NaN where no data); a flat keeps its level and drains
+    /// along its flat gradient. Filling only copies levels, so f32 holds them exactly.
+    pub conditioned_m: Vec<f32>,
     /// pysheds' D8 codes (N=64 NE=128 E=1 SE=2 S=4 SW=8 W=16 NW=32); `NO_DIRECTION` on the
     /// edge and where there is no data: water leaves the raster there.
     pub direction: Vec<u8>,
