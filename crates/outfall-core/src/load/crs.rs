@@ -42,6 +42,12 @@ impl Reprojector {
 
     /// `crs` is an authority code ("EPSG:2261", "urn:ogc:def:crs:EPSG::2261") or WKT from a `.prj`.
     pub fn new(path: &Path, crs: &str) -> Result<Self> {
+        Reprojector::build(path, crs, true)
+    }
+
+    /// `with_area`: also ask PROJ where the CRS is meant to be used, which costs a second
+    /// PROJ handle and database lookup; a worker's copy never reports it.
+    fn build(path: &Path, crs: &str, with_area: bool) -> Result<Self> {
         let crs = crs.trim();
         if is_lonlat(crs) {
             return Ok(Reprojector::lonlat());
@@ -53,8 +59,9 @@ impl Reprojector {
                 crs: short(crs),
                 reason: e.to_string(),
             })?;
-        let area_of_use = Proj::new(&normalized)
-            .ok()
+        let area_of_use = with_area
+            .then(|| Proj::new(&normalized).ok())
+            .flatten()
             .and_then(|p| p.area_of_use().ok())
             .and_then(|(a, _)| a)
             .map(|a| [a.west, a.south, a.east, a.north])
@@ -95,11 +102,12 @@ impl Reprojector {
         self.source.clone()
     }
 
-    /// The reprojector `recipe` describes (`path` names the layer in an error).
+    /// The reprojector `recipe` describes (`path` names the layer in an error), for a worker:
+    /// without the area of use, which only the layer's own reprojector reports.
     pub fn from_recipe(path: &Path, recipe: Option<&str>) -> Result<Self> {
         match recipe {
             None => Ok(Reprojector::lonlat()),
-            Some(c) => Reprojector::new(path, c),
+            Some(c) => Reprojector::build(path, c, false),
         }
     }
 

@@ -50,6 +50,9 @@ pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
     read_bytes(path, cfg, &reproject, &shp, &shx, &dbf)
 }
 
+/// Records per worker run.
+const RUN: usize = 1024;
+
 /// Reads a shapefile whose three parts are already in memory (a layer's files, or the
 /// members of an uploaded zip). `path` names the .shp in messages; its .shx and .dbf are
 /// named after it.
@@ -64,11 +67,28 @@ pub(super) fn read_bytes(
     let parts = Parts::named_after(path, cfg);
     let (records, table) = parts.cross_check(shp, shx, dbf)?;
     let items = parts.read_records(cfg, &records, shp, dbf)?;
+    // A layer that one run covers is converted here, with the layer's own reprojector: a
+    // worker's copy would cost another PROJ handle and database lookup for nothing.
+    if items.len() <= RUN {
+        let items = items
+            .into_iter()
+            .map(|item| match item {
+                Pending::Done(refused) => Err(refused),
+                Pending::Shape(shape, id, properties) => convert(shape, id, properties, reproject),
+            })
+            .collect();
+        return Ok(Raw {
+            items,
+            crs: reproject.crs.clone(),
+            area_of_use: reproject.area_of_use,
+            columns: table.columns,
+        });
+    }
     let recipe = reproject.recipe();
     let items = items
         .into_par_iter()
         // Long runs per worker, so few reprojectors are built.
-        .with_min_len(1024)
+        .with_min_len(RUN)
         .map_init(
             || Reprojector::from_recipe(path, recipe.as_deref()),
             |r, item| match (item, r) {
