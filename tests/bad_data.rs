@@ -422,6 +422,23 @@ fn an_invalid_date_is_a_problem_naming_the_feature_and_its_site() {
     // The feature still loads, so the site's acreage is not silently smaller.
     let d = cat.layer(Role::Disturbance).unwrap();
     assert!(d.get("D01-1").is_some());
+    // Every report shows the data set's problems (shared by the reports, not copied).
+    let report = outfall_core::screening::check_site(&cat, "S01").expect("S01 checks");
+    let shown: Vec<_> = report
+        .data
+        .problems
+        .iter()
+        .map(|p| {
+            (
+                p.path.clone(),
+                p.feature.clone(),
+                p.reason.clone(),
+                p.site.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(shown, problems(&cat));
+    assert_eq!(shown.len(), 2);
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! The fill is in `fill.rs`.
 
 use super::fill::fill_depressions;
-use super::flow::around;
+use super::flow::neighbours;
 use super::Grid;
 use std::collections::VecDeque;
 
@@ -18,10 +18,6 @@ pub(super) fn condition(g: &Grid, elevation_m: &[f32]) -> (Vec<f32>, Vec<u32>) {
     fill_depressions(g, &mut z);
     let gradient = flat_gradient(g, &z);
     (z, gradient)
-}
-
-fn neighbours(g: &Grid, cell: usize) -> impl Iterator<Item = usize> + '_ {
-    around(g, cell).map(|(_, n)| n)
 }
 
 /// A flat cell: interior, with data, and no neighbour lower (missing data counts as lower).

@@ -9,12 +9,8 @@
 //! The filled surface is unique, so the output is that of the plain priority-flood (the
 //! tests compare both).
 
-use super::flow::around;
+use super::flow::neighbours;
 use super::Grid;
-
-fn neighbours(g: &Grid, cell: usize) -> impl Iterator<Item = usize> + '_ {
-    around(g, cell).map(|(_, n)| n)
-}
 
 /// A level's f32 bits, sign-adjusted so that they order as the values do.
 fn ordered_bits(z: f32) -> u32 {

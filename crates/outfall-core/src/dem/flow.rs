@@ -117,48 +117,46 @@ fn indegrees(down: &[u32]) -> Vec<u8> {
     indegree
 }
 
-/// Cells draining through each cell, itself included, in one pass in topological order (a
-/// cell is passed on once all that drains into it was counted; the order among such cells
-/// does not change a sum).
-pub(super) fn accumulation(g: &Grid, direction: &[u8], z: &[f32]) -> Vec<u32> {
-    let mut acc: Vec<u32> = z.iter().map(|v| u32::from(!v.is_nan())).collect();
-    let down = downstream_all(g, direction);
-    let mut indegree = indegrees(&down);
-    let mut ready: Vec<u32> = (0..g.len() as u32)
+/// Passes each cell on to its downstream cell once everything draining into it has been
+/// passed on (`pass(cell, downstream)`), in topological order; gives what still drains into
+/// each cell afterwards, which is nonzero only on or below a closed loop of directions.
+fn peel(down: &[u32], mut pass: impl FnMut(usize, usize)) -> Vec<u8> {
+    let mut indegree = indegrees(down);
+    let mut ready: Vec<u32> = (0..down.len() as u32)
         .filter(|&c| indegree[c as usize] == 0)
         .collect();
     while let Some(c) = ready.pop() {
         let d = down[c as usize];
         if d != NONE {
-            acc[d as usize] += acc[c as usize];
+            pass(c as usize, d as usize);
             indegree[d as usize] -= 1;
             if indegree[d as usize] == 0 {
                 ready.push(d);
             }
         }
     }
+    indegree
+}
+
+/// Cells draining through each cell, itself included, in one topological pass (the order
+/// among cells ready at once does not change a sum).
+pub(super) fn accumulation(g: &Grid, direction: &[u8], z: &[f32]) -> Vec<u32> {
+    let mut acc: Vec<u32> = z.iter().map(|v| u32::from(!v.is_nan())).collect();
+    peel(&downstream_all(g, direction), |c, d| acc[d] += acc[c]);
     acc
 }
 
 /// A cell on a closed loop of directions, if any: a D8 grid from elsewhere may hold one,
-/// and the walks upstream assume none. Peels the cells nothing drains into, repeatedly;
-/// what is left lies on or below a loop.
+/// and the walks upstream assume none. What peeling leaves lies on or below a loop.
 pub(super) fn in_a_cycle(g: &Grid, direction: &[u8]) -> Option<usize> {
-    let down = downstream_all(g, direction);
-    let mut indegree = indegrees(&down);
-    let mut queue: Vec<u32> = (0..g.len() as u32)
-        .filter(|&c| indegree[c as usize] == 0)
-        .collect();
-    while let Some(c) = queue.pop() {
-        let d = down[c as usize];
-        if d != NONE {
-            indegree[d as usize] -= 1;
-            if indegree[d as usize] == 0 {
-                queue.push(d);
-            }
-        }
-    }
-    indegree.iter().position(|&n| n > 0)
+    peel(&downstream_all(g, direction), |_, _| {})
+        .iter()
+        .position(|&n| n > 0)
+}
+
+/// The neighbours of `cell` inside the raster, in `OFFSETS` order.
+pub(super) fn neighbours(g: &Grid, cell: usize) -> impl Iterator<Item = usize> + '_ {
+    around(g, cell).map(|(_, n)| n)
 }
 
 /// Whether `n`, the neighbour of `cell` in direction `k`, drains into `cell`.

@@ -99,9 +99,13 @@ fn cells(path: &Path, d: &mut Decoder<Reader>) -> std::result::Result<Vec<f32>, 
         return as_f32(cells).ok_or_else(|| "unsupported sample type".into());
     }
     let half = strips / 2;
+    // The first half on the decoder already open; the second on one of its own.
     let (first, second) = rayon::join(
-        || strips_of(path, 0..half),
-        || strips_of(path, half..strips),
+        || strips_of(d, 0..half),
+        || {
+            let mut own = open(path).map_err(|e| e.to_string())?;
+            strips_of(&mut own, half..strips)
+        },
     );
     let mut out = first?;
     out.extend(second?);
@@ -109,8 +113,10 @@ fn cells(path: &Path, d: &mut Decoder<Reader>) -> std::result::Result<Vec<f32>, 
 }
 
 /// The cells of a run of strips, in order.
-fn strips_of(path: &Path, strips: std::ops::Range<u32>) -> std::result::Result<Vec<f32>, String> {
-    let mut d = open(path).map_err(|e| e.to_string())?;
+fn strips_of(
+    d: &mut Decoder<Reader>,
+    strips: std::ops::Range<u32>,
+) -> std::result::Result<Vec<f32>, String> {
     let mut out = Vec::new();
     for i in strips {
         let strip = d

@@ -67,40 +67,30 @@ pub(super) fn read_bytes(
     let parts = Parts::named_after(path, cfg);
     let (records, table) = parts.cross_check(shp, shx, dbf)?;
     let items = parts.read_records(cfg, &records, shp, dbf)?;
+    let one = |item, r: &Reprojector| match item {
+        Pending::Done(refused) => Err(refused),
+        Pending::Shape(shape, id, properties) => convert(shape, id, properties, r),
+    };
     // A layer that one run covers is converted here, with the layer's own reprojector: a
     // worker's copy would cost another PROJ handle and database lookup for nothing.
-    if items.len() <= RUN {
-        let items = items
-            .into_iter()
-            .map(|item| match item {
-                Pending::Done(refused) => Err(refused),
-                Pending::Shape(shape, id, properties) => convert(shape, id, properties, reproject),
-            })
-            .collect();
-        return Ok(Raw {
-            items,
-            crs: reproject.crs.clone(),
-            area_of_use: reproject.area_of_use,
-            columns: table.columns,
-        });
-    }
-    let recipe = reproject.recipe();
-    let items = items
-        .into_par_iter()
-        // Long runs per worker, so few reprojectors are built.
-        .with_min_len(RUN)
-        .map_init(
-            || Reprojector::from_recipe(path, recipe.as_deref()),
-            |r, item| match (item, r) {
-                (Pending::Done(refused), _) => Ok(Err(refused)),
-                (Pending::Shape(shape, id, properties), Ok(r)) => {
-                    Ok(convert(shape, id, properties, r))
-                }
+    let items = if items.len() <= RUN {
+        items.into_iter().map(|item| one(item, reproject)).collect()
+    } else {
+        let recipe = reproject.recipe();
+        items
+            .into_par_iter()
+            // Long runs per worker, so few reprojectors are built.
+            .with_min_len(RUN)
+            .map_init(
+                || Reprojector::from_recipe(path, recipe.as_deref()),
                 // The same CRS was built once already; should PROJ refuse it again, say so.
-                (Pending::Shape(..), Err(e)) => Err(parts.error(e.to_string())),
-            },
-        )
-        .collect::<Result<Vec<_>>>()?;
+                |r, item| match r {
+                    Ok(r) => Ok(one(item, r)),
+                    Err(e) => Err(parts.error(e.to_string())),
+                },
+            )
+            .collect::<Result<Vec<_>>>()?
+    };
     Ok(Raw {
         items,
         crs: reproject.crs.clone(),
