@@ -2,7 +2,7 @@
 //! every feature (one `Arc`), and each feature keeps one allocation holding its values
 //! pre-encoded as compact JSON. A `serde_json::Map` per feature (a B-tree of owned keys and
 //! value trees) cost several KB per parcel, more than its coordinates; this is the values'
-//! JSON text plus 4 bytes of offset per key.
+//! JSON text plus 2 bytes of offset per key (4 past 64 KiB of text).
 //!
 //! A value is stored exactly as serde_json writes it, so the object serializes byte for byte
 //! as the sorted `Map` did. A key a feature lacks (a layer whose features differ in their
@@ -16,9 +16,10 @@ use std::sync::Arc;
 /// A sorted list of unique attribute names, shared by the features of a layer.
 pub type Keys = Arc<[Box<str>]>;
 
-/// One feature's attributes: `keys` (shared) and, in `data`, one little-endian `u32` end
-/// offset per key followed by the values' JSON text; value `i` spans from the end of value
-/// `i - 1` to its own end, and an empty span is an absent key.
+/// One feature's attributes: `keys` (shared) and, in `data`, one little-endian end offset
+/// per key (`u16`, or `u32` when the text passes 64 KiB) followed by the values' JSON text;
+/// value `i` spans from the end of value `i - 1` to its own end, and an empty span is an
+/// absent key.
 #[derive(Clone)]
 pub struct Properties {
     keys: Keys,
@@ -42,26 +43,20 @@ impl Properties {
         values: impl IntoIterator<Item = (usize, &'a [u8])>,
     ) -> Self {
         let n = keys.len();
-        let mut data = vec![0u8; 4 * n];
-        let mut ends = vec![0u32; n];
-        let mut next = 0;
-        for (i, text) in values {
-            data.extend_from_slice(text);
-            let end = (data.len() - 4 * n) as u32;
-            // Keys skipped since the last value are absent: they end where it ended.
-            let before = if next == 0 { 0 } else { ends[next - 1] };
-            for e in &mut ends[next..i] {
-                *e = before;
+        let values: Vec<(usize, &[u8])> = values.into_iter().collect();
+        debug_assert!(values.windows(2).all(|w| w[0].0 < w[1].0));
+        let text_len: usize = values.iter().map(|(_, t)| t.len()).sum();
+        let w = offset_width(text_len);
+        let mut data = Vec::with_capacity(w * n + text_len);
+        data.resize(w * n, 0);
+        let (mut end, mut given) = (0usize, values.iter().peekable());
+        for i in 0..n {
+            // A key not given is absent: it ends where the value before it ended.
+            if let Some((_, text)) = given.next_if(|(j, _)| *j == i) {
+                data.extend_from_slice(text);
+                end += text.len();
             }
-            ends[i] = end;
-            next = i + 1;
-        }
-        let last = if next == 0 { 0 } else { ends[next - 1] };
-        for e in &mut ends[next..] {
-            *e = last;
-        }
-        for (slot, e) in data.chunks_exact_mut(4).zip(&ends) {
-            slot.copy_from_slice(&e.to_le_bytes());
+            data[w * i..w * i + w].copy_from_slice(&(end as u32).to_le_bytes()[..w]);
         }
         Properties {
             keys,
@@ -74,16 +69,25 @@ impl Properties {
         &self.keys
     }
 
-    fn end(&self, i: usize) -> usize {
-        let b = &self.data[4 * i..4 * i + 4];
-        u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize
+    /// The width of each end offset: 2 bytes when the values' text fits in 64 KiB (every
+    /// parcel), else 4. The data's length tells which (see [`offset_width`]).
+    fn width(&self) -> usize {
+        let n = self.keys.len();
+        offset_width(self.data.len().saturating_sub(2 * n))
+    }
+
+    fn end(&self, i: usize, w: usize) -> usize {
+        let mut b = [0u8; 4];
+        b[..w].copy_from_slice(&self.data[w * i..w * i + w]);
+        u32::from_le_bytes(b) as usize
     }
 
     /// The JSON text of the value at key position `i`, or None when absent.
     fn raw_at(&self, i: usize) -> Option<&str> {
-        let base = 4 * self.keys.len();
-        let start = if i == 0 { 0 } else { self.end(i - 1) };
-        let end = self.end(i);
+        let w = self.width();
+        let base = w * self.keys.len();
+        let start = if i == 0 { 0 } else { self.end(i - 1, w) };
+        let end = self.end(i, w);
         // The text was written from `&str`s, so it is UTF-8; an empty span is absent.
         (end > start)
             .then(|| std::str::from_utf8(&self.data[base + start..base + end]).ok())
@@ -193,6 +197,17 @@ impl Properties {
             }
         }
         out.push(b'}');
+    }
+}
+
+/// Bytes per end offset for values' text of `text_len` bytes. With two-byte offsets the data
+/// is `2n + text_len` bytes; with four, `4n + text_len` where `text_len > u16::MAX`, so
+/// `data.len() - 2n` exceeds `u16::MAX` exactly when the offsets are four bytes wide.
+fn offset_width(text_len: usize) -> usize {
+    if text_len <= u16::MAX as usize {
+        2
+    } else {
+        4
     }
 }
 
@@ -410,5 +425,22 @@ mod tests {
             String::from_utf8(written).unwrap(),
             serde_json::to_string(&merged).unwrap()
         );
+    }
+
+    /// Offsets are two bytes up to 64 KiB of values' text and four past it; values read back
+    /// the same on both sides of the line, absent keys included.
+    #[test]
+    fn long_text_reads_back_across_the_offset_width() {
+        for len in [0usize, 10, 65_520, 65_533, 65_534, 65_535, 65_536, 200_000] {
+            let long = "x".repeat(len);
+            let p = props(json!({"a": 1, "b": long, "d": null}));
+            let mut layer = [p, props(json!({"c": "y"}))];
+            share_keys(&mut layer, |p| p);
+            assert_eq!(layer[0].get("b"), Some(json!(long)), "{len}");
+            assert_eq!(layer[0].get("a"), Some(json!(1)), "{len}");
+            assert_eq!(layer[0].get("c"), None, "{len}");
+            assert_eq!(layer[0].get("d"), Some(Value::Null), "{len}");
+            assert_eq!(layer[0].len(), 3, "{len}");
+        }
     }
 }

@@ -81,6 +81,7 @@ impl Catalog {
         } = read_all(&manifest, progress)?;
         let total = manifest.layers.len();
         progress("stream network", total, total);
+        let started = std::time::Instant::now();
         let waterbody_impairments =
             crate::waters::waterbody_impairments(&layers, &impaired_tables, &manifest.rules);
         let hydro = crate::waters::Hydro::build(
@@ -118,6 +119,10 @@ impl Catalog {
         };
         catalog.site_problems = check_sites(&catalog);
         catalog.show();
+        tracing::info!(
+            "networks, sites and listings built in {:.2} s",
+            started.elapsed().as_secs_f64()
+        );
         Ok(catalog)
     }
 
@@ -362,11 +367,20 @@ fn read_all(manifest: &Manifest, progress: Progress) -> Result<Read> {
             continue;
         }
         check_inside(manifest, cfg)?;
+        let started = std::time::Instant::now();
         let (loaded, cached) = read_layer(manifest, cfg)?;
+        let read_s = started.elapsed().as_secs_f64();
         origins.push((cfg.path.display().to_string(), cached));
         let collection_id = collection_id(&read.layers, cfg.role);
-        read.layers
-            .push(Layer::new(cfg.clone(), collection_id, loaded));
+        let layer = Layer::new(cfg.clone(), collection_id, loaded);
+        // Start time is an operator's figure at a state's scale: say where it went.
+        tracing::info!(
+            "{}: {} features read in {read_s:.2} s, indexed in {:.2} s",
+            cfg.path.display(),
+            layer.features.len(),
+            started.elapsed().as_secs_f64() - read_s
+        );
+        read.layers.push(layer);
     }
     log_origins(&manifest.dir, &origins);
     Ok(read)

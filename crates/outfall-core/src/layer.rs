@@ -44,12 +44,13 @@ impl Layer {
             },
             || {
                 use rayon::prelude::*;
-                let entries: Vec<IndexEntry> = match hints.envelopes {
-                    Some(rects) if rects.len() == features.len() => rects
-                        .into_iter()
-                        .enumerate()
-                        .filter_map(|(i, r)| r.map(|r| GeomWithData::new(rectangle(r), i)))
-                        .collect(),
+                let entries: Vec<IndexEntry> = match hints.entries {
+                    Some(entries)
+                        if entries.len() <= features.len()
+                            && entries.iter().all(|e| e.data < features.len()) =>
+                    {
+                        entries
+                    }
                     _ => features
                         .par_iter()
                         .enumerate()
@@ -149,7 +150,7 @@ fn envelope(g: &Geometry<f64>) -> Option<Rectangle<[f64; 2]>> {
     g.bounding_rect().map(rectangle)
 }
 
-fn rectangle(r: Rect<f64>) -> Rectangle<[f64; 2]> {
+pub(crate) fn rectangle(r: Rect<f64>) -> Rectangle<[f64; 2]> {
     Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y])
 }
 

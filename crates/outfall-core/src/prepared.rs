@@ -110,7 +110,7 @@ pub fn read(dir: &Path, cfg: &LayerConfig, share: f64) -> Result<Option<LoadedLa
             ),
         ));
     }
-    let (features, envelopes) = read_decoded(&fgb, side.fgb_bytes, &side)?;
+    let (features, entries) = read_decoded(&fgb, side.fgb_bytes, &side)?;
     if features.len() != side.source.features {
         return Err(Error::format(
             &fgb,
@@ -127,7 +127,7 @@ pub fn read(dir: &Path, cfg: &LayerConfig, share: f64) -> Result<Option<LoadedLa
         features,
         problems: side.problems,
         hints: crate::load::IndexHints {
-            envelopes: Some(envelopes),
+            entries: Some(entries),
             by_id,
         },
     }))

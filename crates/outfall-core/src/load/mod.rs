@@ -100,8 +100,8 @@ pub struct LoadedLayer {
 /// Index inputs a reader may hand over; each is checked or ignored, never trusted blindly.
 #[derive(Debug, Clone, Default)]
 pub struct IndexHints {
-    /// Each feature's bounding box, in feature order.
-    pub envelopes: Option<Vec<Option<geo_types::Rect<f64>>>>,
+    /// The R-tree's entries (each feature's bounding box and position), in any order.
+    pub entries: Option<Vec<crate::layer::IndexEntry>>,
     /// Feature positions sorted by (id, position): the layer's id order, as a reader knows it.
     pub by_id: Option<Vec<u32>>,
 }

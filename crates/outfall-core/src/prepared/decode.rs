@@ -7,6 +7,7 @@ use super::columns::{column_type, CachedColumn};
 use super::Sidecar;
 use crate::attributes::Properties;
 use crate::error::{Error, Result};
+use crate::layer::IndexEntry;
 use crate::load::fgb as fgbread;
 use crate::load::Feature;
 use flatgeobuf::ColumnType;
@@ -26,11 +27,9 @@ const PIECE: usize = 64 << 20;
 #[cfg(test)]
 const PIECE: usize = 4096;
 
-/// A decoded layer: features in layer order, and each one's bounding box.
-pub(super) type Decoded = (Vec<Feature>, Vec<Option<Rect<f64>>>);
-
-/// A feature decoded and where it goes.
-type Placed = (Feature, Option<Rect<f64>>);
+/// A decoded layer: features in layer order, and the index entry of each that has a
+/// coordinate (in file order).
+pub(super) type Decoded = (Vec<Feature>, Vec<IndexEntry>);
 
 /// `len` bytes of `file` from `at`, read in 8 MiB parts on every core: one thread copying
 /// from the page cache (and faulting in the buffer) was two fifths of a 100k-parcel load.
@@ -72,8 +71,13 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
         .iter()
         .map(|c| c.name.as_str().into())
         .collect();
-    let mut slots: Vec<Option<Placed>> = Vec::new();
-    slots.resize_with(count, || None);
+    // Features are kept in file order and moved to their places at the end, and their
+    // envelopes become index entries at once: at New York's scale a second copy of the layer
+    // in slots was 0.7 GB of fresh pages, and fresh pages are most of a large start.
+    let mut features: Vec<Feature> = Vec::with_capacity(count);
+    let mut places: Vec<u32> = Vec::with_capacity(count);
+    let mut entries: Vec<IndexEntry> = Vec::with_capacity(count);
+    let mut taken = vec![false; count];
     let (mut at, mut seen) = (start, 0usize);
     // A piece ends inside a feature; its tail starts the next piece.
     let mut buf: Vec<u8> = Vec::new();
@@ -81,23 +85,26 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
         let take = PIECE.min(len - at);
         read_at(&file, path, at as u64, take, &mut buf)?;
         at += take;
-        let (features, whole) = complete_features(&buf);
-        let decoded: Vec<_> = features
+        let (pieces, whole) = complete_features(&buf);
+        let decoded: Vec<_> = pieces
             .par_iter()
             .with_min_len(256)
             .map(|f| decode_one(f, &parsed, side, &keys))
             .collect();
         for one in decoded {
             seen += 1;
-            let (order, f, r) = one.map_err(|why| damaged(format!("feature {seen}: {why}")))?;
-            match slots.get_mut(order) {
-                Some(slot @ None) => *slot = Some((f, r)),
+            let (place, f, r) = one.map_err(|why| damaged(format!("feature {seen}: {why}")))?;
+            match taken.get_mut(place) {
+                Some(t @ false) => *t = true,
                 _ => {
                     return Err(damaged(format!(
-                        "position {order} is out of range or repeated"
+                        "position {place} is out of range or repeated"
                     )))
                 }
             }
+            entries.extend(r.map(|r| IndexEntry::new(crate::layer::rectangle(r), place)));
+            features.push(f);
+            places.push(place as u32);
         }
         buf.drain(..whole);
     }
@@ -109,14 +116,21 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
             "the header counts {count} features, the file holds {seen}"
         )));
     }
-    // `count` distinct positions below `count`: every slot is filled.
-    let (mut features, mut envelopes) = (Vec::with_capacity(count), Vec::with_capacity(count));
-    for slot in slots {
-        let (f, r) = slot.ok_or_else(|| damaged("a position is missing".into()))?;
-        features.push(f);
-        envelopes.push(r);
+    // `count` distinct positions below `count`: a permutation.
+    move_to_places(&mut features, &mut places);
+    Ok((features, entries))
+}
+
+/// Moves `items[k]` to position `places[k]` for every k, in place (`places` is a
+/// permutation); each swap puts one item where it belongs.
+fn move_to_places<T>(items: &mut [T], places: &mut [u32]) {
+    for i in 0..items.len() {
+        while places[i] as usize != i {
+            let j = places[i] as usize;
+            items.swap(i, j);
+            places.swap(i, j);
+        }
     }
-    Ok((features, envelopes))
 }
 
 /// The whole size-prefixed features at the start of `buf`, and the bytes they take (the rest
@@ -260,6 +274,38 @@ fn nulls_between(
 mod tests {
     use crate::config::Manifest;
     use std::path::Path;
+
+    /// Every item lands at its place, for every permutation of four and a long shuffle.
+    #[test]
+    fn items_move_to_their_places() {
+        let check = |places: Vec<u32>| {
+            let mut items: Vec<u32> = places.clone();
+            let mut scratch = places.clone();
+            super::move_to_places(&mut items, &mut scratch);
+            let expected: Vec<u32> = (0..places.len() as u32).collect();
+            assert_eq!(items, expected, "places {places:?}");
+        };
+        for a in 0..4u32 {
+            for b in 0..4u32 {
+                for c in 0..4u32 {
+                    for d in 0..4u32 {
+                        let p = vec![a, b, c, d];
+                        let mut sorted = p.clone();
+                        sorted.sort_unstable();
+                        if sorted == [0, 1, 2, 3] {
+                            check(p);
+                        }
+                    }
+                }
+            }
+        }
+        // A multiplicative shuffle of 0..10007 (10007 is prime).
+        check(
+            (0..10_007u64)
+                .map(|i| (i * 7_919 % 10_007) as u32)
+                .collect(),
+        );
+    }
 
     /// The demo's parcels read back in 4 KiB pieces (features cross every boundary) are the
     /// layer loaded from its source: the same features, in the same order, bit for bit.
