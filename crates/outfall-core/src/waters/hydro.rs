@@ -173,13 +173,17 @@ impl Context<'_> {
         fi: usize,
     ) -> Resolved {
         let layers = self.layers;
-        let wb = mid_point(line).and_then(|p| {
-            self.waterbody_layers.iter().find_map(|(wli, wl)| {
-                wl.query(p.bounding_rect())
-                    .find(|&wfi| wl.features[wfi].geometry.contains(&p))
-                    .map(|wfi| (*wli, wfi))
-            })
-        });
+        let has_waterbodies = !self.waterbody_layers.is_empty();
+        let wb = has_waterbodies
+            .then(|| mid_point(line))
+            .flatten()
+            .and_then(|p| {
+                self.waterbody_layers.iter().find_map(|(wli, wl)| {
+                    wl.query(p.bounding_rect())
+                        .find(|&wfi| wl.features[wfi].geometry.contains(&p))
+                        .map(|wfi| (*wli, wfi))
+                })
+            });
         let name = own_name
             .or_else(|| wb.and_then(|(wli, wfi)| layers[wli].name_of(&layers[wli].features[wfi])));
         let flow = &layers[li];
@@ -251,16 +255,23 @@ impl Hydro {
                 .filter(|(_, l)| l.config.role == Role::Waterbodies)
                 .collect(),
         };
+        // Each reach is resolved on its own (its waterbody, listings, segment): on every core.
+        use rayon::prelude::*;
+        let resolved: Vec<Resolved> = refs
+            .par_iter()
+            .zip(own_names)
+            .enumerate()
+            .map(|(r, (&(li, fi), own_name))| context.resolve(&lines[r], own_name, li, fi))
+            .collect();
         let mut names = Vec::with_capacity(refs.len());
         let mut waterbody_of = Vec::with_capacity(refs.len());
         let mut impairments = Vec::with_capacity(refs.len());
         let mut segments = Vec::with_capacity(refs.len());
-        for (r, (&(li, fi), own_name)) in refs.iter().zip(own_names).enumerate() {
-            let resolved = context.resolve(&lines[r], own_name, li, fi);
-            names.push(resolved.name);
-            waterbody_of.push(resolved.waterbody);
-            impairments.push(resolved.impairments);
-            segments.push(resolved.segment);
+        for r in resolved {
+            names.push(r.name);
+            waterbody_of.push(r.waterbody);
+            impairments.push(r.impairments);
+            segments.push(r.segment);
         }
         let by_feature = refs.iter().enumerate().map(|(r, &k)| (k, r)).collect();
         let assessments = segments

@@ -116,44 +116,50 @@ pub fn match_line(line: &LineString<f64>, layers: &[&Layer], rules: &Rules) -> V
         return Vec::new();
     };
     let frame = LocalFrame::around(first.x, first.y);
+    let (dx, dy) = frame.degrees_for_m(rules.impaired_match_m);
+    let search = Rect::new(
+        geo_types::coord! { x: rect.min().x - dx, y: rect.min().y - dy },
+        geo_types::coord! { x: rect.max().x + dx, y: rect.max().y + dy },
+    );
+    // Most reaches of a large network have no listed water near them: sample the line only
+    // for those that do (at 151,080 reaches the sampling was most of building the network).
+    let candidates: Vec<(&Layer, usize)> = layers
+        .iter()
+        .flat_map(|l| l.query(search).map(move |i| (*l, i)))
+        .collect();
+    if candidates.is_empty() {
+        return Vec::new();
+    }
     let line_m = frame.project(line);
     let total = Euclidean.length(&line_m);
     if total <= 0.0 {
         return Vec::new();
     }
     let samples = weighted_samples(&Euclidean.densify(&line_m, 20.0));
-    let (dx, dy) = frame.degrees_for_m(rules.impaired_match_m);
-    let search = Rect::new(
-        geo_types::coord! { x: rect.min().x - dx, y: rect.min().y - dy },
-        geo_types::coord! { x: rect.max().x + dx, y: rect.max().y + dy },
-    );
     let mut hits = Vec::new();
-    for layer in layers {
-        for i in layer.query(search) {
-            let f = &layer.features[i];
-            let g_m: Geometry<f64> = frame.project(&f.geometry);
-            let near: f64 = samples
-                .iter()
-                .filter(|(p, _)| {
-                    Euclidean.distance(&Geometry::Point(*p), &g_m) <= rules.impaired_match_m
-                })
-                .map(|(_, w)| w)
-                .sum();
-            let share = near / total;
-            if share >= rules.impaired_match_share {
-                let kind = if matches!(f.geometry, Geometry::Polygon(_) | Geometry::MultiPolygon(_))
-                {
-                    "polygon"
-                } else {
-                    "line"
-                };
-                let via = format!(
-                    "{kind} within {:.0} m along {:.0}% of the reach",
-                    rules.impaired_match_m,
-                    share * 100.0
-                );
-                hits.extend(hit_from_feature(layer, f, via));
-            }
+    for (layer, i) in candidates {
+        let f = &layer.features[i];
+        let g_m: Geometry<f64> = frame.project(&f.geometry);
+        let near: f64 = samples
+            .iter()
+            .filter(|(p, _)| {
+                Euclidean.distance(&Geometry::Point(*p), &g_m) <= rules.impaired_match_m
+            })
+            .map(|(_, w)| w)
+            .sum();
+        let share = near / total;
+        if share >= rules.impaired_match_share {
+            let kind = if matches!(f.geometry, Geometry::Polygon(_) | Geometry::MultiPolygon(_)) {
+                "polygon"
+            } else {
+                "line"
+            };
+            let via = format!(
+                "{kind} within {:.0} m along {:.0}% of the reach",
+                rules.impaired_match_m,
+                share * 100.0
+            );
+            hits.extend(hit_from_feature(layer, f, via));
         }
     }
     hits
