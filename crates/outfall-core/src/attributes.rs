@@ -64,6 +64,33 @@ impl Properties {
         }
     }
 
+    /// Attributes over `keys` from `text`, the values' JSON text laid end to end, and
+    /// `spans`, each value's key position and range in `text`, in increasing position order
+    /// and covering `text` from its start. One copy of `text`, no other allocation.
+    pub fn from_text(keys: Keys, text: &[u8], spans: &[(usize, std::ops::Range<usize>)]) -> Self {
+        debug_assert!(spans
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 && w[0].1.end == w[1].1.start));
+        debug_assert!(spans.first().is_none_or(|s| s.1.start == 0));
+        debug_assert!(spans.last().map_or(0, |s| s.1.end) == text.len());
+        let n = keys.len();
+        let w = offset_width(text.len());
+        let mut data = Vec::with_capacity(w * n + text.len());
+        data.resize(w * n, 0);
+        let (mut end, mut given) = (0usize, spans.iter().peekable());
+        for i in 0..n {
+            if let Some((_, span)) = given.next_if(|(j, _)| *j == i) {
+                end = span.end;
+            }
+            data[w * i..w * i + w].copy_from_slice(&(end as u32).to_le_bytes()[..w]);
+        }
+        data.extend_from_slice(text);
+        Properties {
+            keys,
+            data: data.into_boxed_slice(),
+        }
+    }
+
     /// The shared key list (every key of the layer, present here or not).
     pub fn schema(&self) -> &Keys {
         &self.keys
@@ -441,6 +468,39 @@ mod tests {
             assert_eq!(layer[0].get("c"), None, "{len}");
             assert_eq!(layer[0].get("d"), Some(Value::Null), "{len}");
             assert_eq!(layer[0].len(), 3, "{len}");
+        }
+    }
+
+    /// Attributes made from text laid end to end are the ones made value by value, with
+    /// absent keys, a null, and text on both sides of the offset width's line.
+    #[test]
+    fn text_laid_end_to_end_makes_the_same_attributes() {
+        let keys: Keys = ["a", "b", "c", "d", "e"]
+            .iter()
+            .map(|k| Box::from(*k))
+            .collect();
+        for long in [3usize, 70_000] {
+            let b = serde_json::to_vec(&"x".repeat(long)).unwrap();
+            let values: Vec<(usize, Vec<u8>)> =
+                vec![(1, b"12".to_vec()), (2, b"null".to_vec()), (4, b)];
+            let mut text = Vec::new();
+            let mut spans = Vec::new();
+            for (i, v) in &values {
+                let start = text.len();
+                text.extend_from_slice(v);
+                spans.push((*i, start..text.len()));
+            }
+            let a = Properties::from_text(keys.clone(), &text, &spans);
+            let b = Properties::from_encoded(
+                keys.clone(),
+                values.iter().map(|(i, v)| (*i, v.as_slice())),
+            );
+            assert_eq!(a.data, b.data, "{long}");
+            assert_eq!(a.get("a"), None);
+            assert_eq!(a.get("b"), Some(json!(12)));
+            assert_eq!(a.get("c"), Some(Value::Null));
+            assert_eq!(a.get("d"), None);
+            assert_eq!(a.get("e"), Some(json!("x".repeat(long))));
         }
     }
 }

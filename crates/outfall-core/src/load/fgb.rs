@@ -189,12 +189,19 @@ pub(crate) fn decode_feature<'a>(
     buf: &'a [u8],
     parsed: &Parsed,
 ) -> std::result::Result<(Geometry<f64>, Props<'a>), String> {
+    let (geometry, props) = decode_feature_raw(buf, parsed)?;
+    Ok((geometry, decode_properties(props, &parsed.columns)?))
+}
+
+/// One feature's verified flatbuffer: its geometry, and its property buffer undecoded (for
+/// [`for_each_property`]).
+pub(crate) fn decode_feature_raw<'a>(
+    buf: &'a [u8],
+    parsed: &Parsed,
+) -> std::result::Result<(Geometry<f64>, &'a [u8]), String> {
     let f = flatgeobuf::size_prefixed_root_as_feature(buf)
         .map_err(|e| format!("damaged feature: {e}"))?;
-    let props = match f.properties() {
-        Some(p) => decode_properties(p.bytes(), &parsed.columns)?,
-        None => Vec::new(),
-    };
+    let props = f.properties().map(|p| p.bytes()).unwrap_or_default();
     let g = f.geometry().ok_or("no geometry (null)")?;
     Ok((decode_geometry(&g, parsed.geometry_type)?, props))
 }
@@ -317,15 +324,28 @@ fn polygon(g: &flatgeobuf::Geometry) -> std::result::Result<Polygon<f64>, String
     Ok(Polygon::new(exterior, interiors))
 }
 
-/// A feature's property buffer: (column index, value) in buffer order. Numbers keep their
-/// kind (an integer column gives integers, a double column floats); a Json column's text is
-/// parsed back to its value.
+/// A feature's property buffer: (column index, value) in buffer order.
 pub(crate) fn decode_properties<'a>(
     buf: &'a [u8],
     columns: &[Column],
 ) -> std::result::Result<Props<'a>, String> {
-    let short = || "the properties are cut short".to_string();
     let mut out = Vec::with_capacity(columns.len());
+    for_each_property(buf, columns, |idx, value| {
+        out.push((idx, value));
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Each (column index, value) of a feature's property buffer, in buffer order, handed to
+/// `f` (a cached load keeps no list of them). Numbers keep their kind (an integer column
+/// gives integers, a double column floats); a Json column's text is parsed back to its value.
+pub(crate) fn for_each_property<'a>(
+    buf: &'a [u8],
+    columns: &[Column],
+    mut f: impl FnMut(usize, Prop<'a>) -> std::result::Result<(), String>,
+) -> std::result::Result<(), String> {
+    let short = || "the properties are cut short".to_string();
     let mut at = 0usize;
     while at < buf.len() {
         let idx = u16::from_le_bytes(
@@ -372,15 +392,15 @@ pub(crate) fn decode_properties<'a>(
                         .map_err(|e| format!("column {}: not JSON: {e}", col.name))?,
                     ColumnType::Binary => Value::String(hex::encode(bytes)),
                     _ => {
-                        out.push((idx, Prop::Text(String::from_utf8_lossy(bytes))));
+                        f(idx, Prop::Text(String::from_utf8_lossy(bytes)))?;
                         continue;
                     }
                 }
             }
         });
-        out.push((idx, value));
+        f(idx, value)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Reads a `.fgb` layer named in the manifest: the manifest's `crs` wins over the header's,

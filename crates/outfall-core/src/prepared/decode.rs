@@ -180,44 +180,48 @@ fn decode_one(
     side: &Sidecar,
     keys: &crate::attributes::Keys,
 ) -> std::result::Result<(usize, Feature, Option<Rect<f64>>), String> {
-    let (geometry, props) = fgbread::decode_feature(buf, parsed)?;
+    let (geometry, props) = fgbread::decode_feature_raw(buf, parsed)?;
     let bounds = finite_bounds(&geometry).ok_or("a coordinate is not finite")?;
     let (mut id, mut order) = (None, None);
     // Columns are written in key order, so the values come sorted and are encoded straight
     // into the feature's attributes over the shared key list.
     let columns = &side.columns;
-    // All values' JSON text in one buffer, with each column's span: one allocation per
-    // feature rather than one per value.
-    let mut text: Vec<u8> = Vec::with_capacity(buf.len());
-    let mut values: Vec<(usize, std::ops::Range<usize>)> = Vec::with_capacity(columns.len());
-    let mut next = 0usize;
-    for (i, v) in props {
-        match (i, v) {
-            (0, fgbread::Prop::Text(s)) => id = Some(s.into_owned()),
-            (1, fgbread::Prop::Value(Value::Number(n))) => order = n.as_u64(),
-            (0 | 1, _) => return Err("the id or position column holds the wrong kind".into()),
-            (i, v) => {
-                let c = i - 2;
-                if c < next || c >= columns.len() {
-                    return Err("the properties are out of column order".into());
-                }
-                nulls_between(columns, next, c, &mut text, &mut values);
-                let start = text.len();
-                match v {
-                    fgbread::Prop::Text(t) => serde_json::to_writer(&mut text, &*t),
-                    fgbread::Prop::Value(v) => serde_json::to_writer(&mut text, &v),
-                }
-                .map_err(|e| e.to_string())?;
-                values.push((c, start..text.len()));
-                next = c + 1;
-            }
-        }
+    // All values' JSON text in one buffer with each column's span, both kept by the thread
+    // from feature to feature: the attributes are then one allocation.
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Scratch> = Default::default();
     }
-    nulls_between(columns, next, columns.len(), &mut text, &mut values);
-    let properties = Properties::from_encoded(
-        keys.clone(),
-        values.iter().map(|(i, span)| (*i, &text[span.clone()])),
-    );
+    let properties = SCRATCH.with(|scratch| {
+        let Scratch { text, spans } = &mut *scratch.borrow_mut();
+        text.clear();
+        spans.clear();
+        let mut next = 0usize;
+        fgbread::for_each_property(props, &parsed.columns, |i, v| {
+            match (i, v) {
+                (0, fgbread::Prop::Text(s)) => id = Some(s.into_owned()),
+                (1, fgbread::Prop::Value(Value::Number(n))) => order = n.as_u64(),
+                (0 | 1, _) => return Err("the id or position column holds the wrong kind".into()),
+                (i, v) => {
+                    let c = i - 2;
+                    if c < next || c >= columns.len() {
+                        return Err("the properties are out of column order".into());
+                    }
+                    nulls_between(columns, next, c, text, spans);
+                    let start = text.len();
+                    match v {
+                        fgbread::Prop::Text(t) => serde_json::to_writer(&mut *text, &*t),
+                        fgbread::Prop::Value(v) => serde_json::to_writer(&mut *text, &v),
+                    }
+                    .map_err(|e| e.to_string())?;
+                    spans.push((c, start..text.len()));
+                    next = c + 1;
+                }
+            }
+            Ok(())
+        })?;
+        nulls_between(columns, next, columns.len(), text, spans);
+        Ok::<_, String>(Properties::from_text(keys.clone(), text, spans))
+    })?;
     let id = id.ok_or("no id")?;
     let order = order.ok_or("no position")? as usize;
     Ok((
@@ -229,6 +233,13 @@ fn decode_one(
         },
         bounds,
     ))
+}
+
+/// A decoding thread's buffers for one feature's attributes.
+#[derive(Default)]
+struct Scratch {
+    text: Vec<u8>,
+    spans: Vec<(usize, std::ops::Range<usize>)>,
 }
 
 /// The geometry's bounding box (`Some(None)` when it has no coordinate), in one pass that
