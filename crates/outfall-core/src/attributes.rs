@@ -42,21 +42,17 @@ impl Properties {
         keys: Keys,
         values: impl IntoIterator<Item = (usize, &'a [u8])>,
     ) -> Self {
-        let n = keys.len();
         let values: Vec<(usize, &[u8])> = values.into_iter().collect();
         debug_assert!(values.windows(2).all(|w| w[0].0 < w[1].0));
         let text_len: usize = values.iter().map(|(_, t)| t.len()).sum();
-        let w = offset_width(text_len);
-        let mut data = Vec::with_capacity(w * n + text_len);
-        data.resize(w * n, 0);
-        let (mut end, mut given) = (0usize, values.iter().peekable());
-        for i in 0..n {
-            // A key not given is absent: it ends where the value before it ended.
-            if let Some((_, text)) = given.next_if(|(j, _)| *j == i) {
-                data.extend_from_slice(text);
-                end += text.len();
-            }
-            data[w * i..w * i + w].copy_from_slice(&(end as u32).to_le_bytes()[..w]);
+        let mut end = 0usize;
+        let ends = values.iter().map(|(i, t)| {
+            end += t.len();
+            (*i, end)
+        });
+        let mut data = offsets(keys.len(), text_len, ends);
+        for (_, t) in &values {
+            data.extend_from_slice(t);
         }
         Properties {
             keys,
@@ -73,17 +69,8 @@ impl Properties {
             .all(|w| w[0].0 < w[1].0 && w[0].1.end == w[1].1.start));
         debug_assert!(spans.first().is_none_or(|s| s.1.start == 0));
         debug_assert!(spans.last().map_or(0, |s| s.1.end) == text.len());
-        let n = keys.len();
-        let w = offset_width(text.len());
-        let mut data = Vec::with_capacity(w * n + text.len());
-        data.resize(w * n, 0);
-        let (mut end, mut given) = (0usize, spans.iter().peekable());
-        for i in 0..n {
-            if let Some((_, span)) = given.next_if(|(j, _)| *j == i) {
-                end = span.end;
-            }
-            data[w * i..w * i + w].copy_from_slice(&(end as u32).to_le_bytes()[..w]);
-        }
+        let ends = spans.iter().map(|(i, span)| (*i, span.end));
+        let mut data = offsets(keys.len(), text.len(), ends);
         data.extend_from_slice(text);
         Properties {
             keys,
@@ -96,8 +83,8 @@ impl Properties {
         &self.keys
     }
 
-    /// The width of each end offset: 2 bytes when the values' text fits in 64 KiB (every
-    /// parcel), else 4. The data's length tells which (see [`offset_width`]).
+    /// The width of each end offset: 2 bytes when the values' text fits in 64 KiB (a
+    /// parcel's is about 300 bytes), else 4. The data's length tells which (see [`offset_width`]).
     fn width(&self) -> usize {
         let n = self.keys.len();
         offset_width(self.data.len().saturating_sub(2 * n))
@@ -225,6 +212,23 @@ impl Properties {
         }
         out.push(b'}');
     }
+}
+
+/// The offset table of `n` keys over `text_len` bytes of values, from each given value's
+/// (key position, end) in increasing position order, with room for the text after it. A key
+/// not given is absent: it ends where the value before it ended.
+fn offsets(n: usize, text_len: usize, ends: impl Iterator<Item = (usize, usize)>) -> Vec<u8> {
+    let w = offset_width(text_len);
+    let mut data = Vec::with_capacity(w * n + text_len);
+    data.resize(w * n, 0);
+    let (mut end, mut given) = (0usize, ends.peekable());
+    for i in 0..n {
+        if let Some((_, e)) = given.next_if(|(j, _)| *j == i) {
+            end = e;
+        }
+        data[w * i..w * i + w].copy_from_slice(&(end as u32).to_le_bytes()[..w]);
+    }
+    data
 }
 
 /// Bytes per end offset for values' text of `text_len` bytes. With two-byte offsets the data
