@@ -119,14 +119,19 @@ pub fn start_demo_server() -> DemoServer {
         .spawn()
         .expect("start outfall serve");
     let stdout = child.stdout.take().expect("stdout");
+    // The log shares standard output (a load logs its timings): the URL is on the
+    // "serving" line.
+    let mut reader = std::io::BufReader::new(stdout);
     let mut line = String::new();
-    std::io::BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("server prints its URL");
+    while !line.contains("Outfall is serving") {
+        line.clear();
+        let n = reader.read_line(&mut line).expect("server prints its URL");
+        assert!(n > 0, "the server ended without a serving line");
+    }
     let url = line
         .split_whitespace()
         .find(|w| w.starts_with("http://"))
-        .expect("URL in the first line")
+        .expect("URL on the serving line")
         .trim_end_matches('/')
         .to_string();
     DemoServer { child, url }
