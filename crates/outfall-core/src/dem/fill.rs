@@ -365,14 +365,8 @@ mod tests {
             return;
         }
         let raw = crate::dem::read::read(&path, None).expect("Johnson DEM reads");
-        let z: Vec<f32> = raw
-            .elevation_m
-            .iter()
-            .map(|&v| match raw.nodata {
-                Some(nd) if f64::from(v) == nd || !v.is_finite() => f32::NAN,
-                _ => v,
-            })
-            .collect();
+        let mut z = raw.elevation_m;
+        crate::dem::mask_nodata(&mut z, raw.nodata);
         let raised = assert_same_fill(&raw.grid, &z, "Johnson");
         assert!(
             raised > 10_000,

@@ -95,6 +95,16 @@ pub struct Dem {
     pub condition_ms: f64,
 }
 
+/// No-data cells (the raster's no-data value, or not finite) as NaN, which every step of
+/// conditioning reads as "water leaves here".
+pub(super) fn mask_nodata(elevation_m: &mut [f32], nodata: Option<f64>) {
+    for z in elevation_m.iter_mut() {
+        if nodata.is_some_and(|nd| f64::from(*z) == nd) || !z.is_finite() {
+            *z = f32::NAN;
+        }
+    }
+}
+
 impl Dem {
     /// Reads and conditions the DEM of a `dem` layer.
     pub fn load(dir: &Path, cfg: &LayerConfig, snap_threshold_cells: u32) -> Result<Dem> {
@@ -128,11 +138,7 @@ impl Dem {
         nodata: Option<f64>,
         snap_threshold_cells: u32,
     ) -> Dem {
-        for z in elevation_m.iter_mut() {
-            if nodata.is_some_and(|nd| f64::from(*z) == nd) || !z.is_finite() {
-                *z = f32::NAN;
-            }
-        }
+        mask_nodata(&mut elevation_m, nodata);
         let t0 = Instant::now();
         let (conditioned_m, flat_gradient) = condition::condition(&grid, &elevation_m);
         let direction = flow::d8(&grid, &conditioned_m, &flat_gradient);
