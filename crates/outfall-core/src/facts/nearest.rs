@@ -155,8 +155,16 @@ impl RingIndex {
             .chain(&points)
             .map(|c| (self.clear_of_box2(*c), *c))
             .collect();
-        by_box.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        // The vertex nearest the box seeds the best, so only the few that can still beat it
+        // are sorted (sorting every vertex of a long flowline cost more than measuring).
         let mut best = f64::INFINITY;
+        if let Some(&(_, c)) = by_box.iter().min_by(|a, b| a.0.total_cmp(&b.0)) {
+            if let Some(d) = self.segments.nearest_distance(c) {
+                best = d;
+                by_box.retain(|(box2, _)| *box2 <= best * best * (1.0 + 1e-9));
+            }
+        }
+        by_box.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
         for (box2, c) in by_box {
             // A vertex farther from the probe's box than the best so far cannot beat it, nor
             // can any after it (a little slack for rounding, so the minimum stays geo's own).
@@ -180,6 +188,12 @@ impl RingIndex {
         // (with a little slack for rounding), so the minimum is geo's own value.
         let mut best2 = best * best * (1.0 + 1e-9);
         for seg in lines.iter().flat_map(|l| l.lines()) {
+            // Every probe vertex lies in the probe's box, so a segment whose own box is
+            // farther from it than the best cannot win: along a long flowline that is nearly
+            // every segment, and the segment-by-vertex product was most of this distance.
+            if self.box_gap2(&seg) > best2 * (1.0 + 1e-6) {
+                continue;
+            }
             for p in &near {
                 if segment_distance2(p.0, &seg) <= best2 {
                     best = best.min(Euclidean.distance(&seg, p));
@@ -283,6 +297,19 @@ impl RingIndex {
         let (lo, hi) = (self.rect_m.min(), self.rect_m.max());
         let dx = (lo.x - c.x).max(c.x - hi.x).max(0.0);
         let dy = (lo.y - c.y).max(c.y - hi.y).max(0.0);
+        dx * dx + dy * dy
+    }
+
+    /// Squared gap between a segment's bounding box and the probe's (0 when they meet): no
+    /// point of the probe is nearer the segment than this.
+    fn box_gap2(&self, s: &Line<f64>) -> f64 {
+        let (lo, hi) = (self.rect_m.min(), self.rect_m.max());
+        let dx = (lo.x - s.start.x.max(s.end.x))
+            .max(s.start.x.min(s.end.x) - hi.x)
+            .max(0.0);
+        let dy = (lo.y - s.start.y.max(s.end.y))
+            .max(s.start.y.min(s.end.y) - hi.y)
+            .max(0.0);
         dx * dx + dy * dy
     }
 }
