@@ -97,6 +97,15 @@ impl PreparedProbe {
 
     /// The exact planar distance in metres from the probe to a lon/lat geometry.
     pub fn distance_m(&self, target: &Geometry<f64>) -> f64 {
+        if let Some(r) = &self.rings {
+            // Lines (every flowline) are projected into this thread's buffers rather than
+            // copied as a new geometry: most waters measured are lines, twenty per check.
+            if let Some(d) =
+                SCRATCH.with(|s| r.line_distance(target, &self.frame, &mut s.borrow_mut()))
+            {
+                return d;
+            }
+        }
         let target_m = self.frame.project(target);
         self.rings
             .as_ref()
@@ -105,7 +114,89 @@ impl PreparedProbe {
     }
 }
 
+/// Reused buffers of one thread's distances.
+#[derive(Default)]
+struct Scratch {
+    /// The target's vertices in metres, line after line.
+    coords: Vec<Coord<f64>>,
+    /// Where each line ends in `coords`.
+    ends: Vec<usize>,
+    by_box: Vec<(f64, Coord<f64>)>,
+    near: Vec<Coord<f64>>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+/// A target in metres, as the distance reads it: its lines as runs of vertices, its
+/// polygons (for containment) and its points.
+struct Target<'a> {
+    coords: &'a [Coord<f64>],
+    ends: &'a [usize],
+    polygons: &'a [&'a Polygon<f64>],
+    points: &'a [Coord<f64>],
+    bbox: Option<Rect<f64>>,
+}
+
+impl Target<'_> {
+    fn lines(&self) -> impl Iterator<Item = &[Coord<f64>]> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(a, b)| &self.coords[a..b])
+    }
+}
+
+fn segments(line: &[Coord<f64>]) -> impl Iterator<Item = Line<f64>> + '_ {
+    line.windows(2).map(|w| Line::new(w[0], w[1]))
+}
+
 impl RingIndex {
+    /// The distance to a LineString or MultiLineString, projected into `s`; `None` for
+    /// other shapes.
+    fn line_distance(
+        &self,
+        target: &Geometry<f64>,
+        frame: &LocalFrame,
+        s: &mut Scratch,
+    ) -> Option<f64> {
+        match target {
+            Geometry::LineString(l) => Some(self.line_distance_of(std::iter::once(l), frame, s)),
+            Geometry::MultiLineString(ml) => Some(self.line_distance_of(ml.iter(), frame, s)),
+            _ => None,
+        }
+    }
+
+    fn line_distance_of<'a>(
+        &self,
+        lines: impl Iterator<Item = &'a LineString<f64>>,
+        frame: &LocalFrame,
+        s: &mut Scratch,
+    ) -> f64 {
+        let Scratch {
+            coords,
+            ends,
+            by_box,
+            near,
+        } = s;
+        coords.clear();
+        ends.clear();
+        for l in lines {
+            coords.extend(l.0.iter().map(|c| frame.to_m(*c)));
+            ends.push(coords.len());
+        }
+        let bbox = bounds(coords);
+        let t = Target {
+            coords,
+            ends,
+            polygons: &[],
+            points: &[],
+            bbox,
+        };
+        self.measure(&t, by_box, near)
+    }
+
     /// `None` when the target's shape is one geo should measure.
     fn distance(&self, target: &Geometry<f64>) -> Option<f64> {
         let mut lines: Vec<&LineString<f64>> = Vec::new();
@@ -114,34 +205,56 @@ impl RingIndex {
         if !collect(target, &mut lines, &mut target_polygons, &mut points) {
             return None;
         }
+        let mut coords = Vec::new();
+        let mut ends = Vec::new();
+        for l in &lines {
+            coords.extend_from_slice(&l.0);
+            ends.push(coords.len());
+        }
+        let t = Target {
+            coords: &coords,
+            ends: &ends,
+            polygons: &target_polygons,
+            points: &points,
+            bbox: target.bounding_rect(),
+        };
+        Some(self.measure(&t, &mut Vec::new(), &mut Vec::new()))
+    }
+
+    /// geo's distance from the probe to a target in metres: 0 when they meet, else the
+    /// least distance between a vertex of one and a segment of the other.
+    fn measure(
+        &self,
+        t: &Target,
+        by_box: &mut Vec<(f64, Coord<f64>)>,
+        near: &mut Vec<Coord<f64>>,
+    ) -> f64 {
         // Touching or crossing boundaries, or one inside the other: 0, as geo's `intersects`.
         let r = self.rect_m;
-        for l in &lines {
-            for seg in l.lines() {
-                let (lo, hi) = (seg.start, seg.end);
-                if lo.x.max(hi.x) < r.min().x
-                    || lo.x.min(hi.x) > r.max().x
-                    || lo.y.max(hi.y) < r.min().y
-                    || lo.y.min(hi.y) > r.max().y
-                {
-                    continue;
-                }
-                if self.segments.any_meets(&seg) {
-                    return Some(0.0);
-                }
+        for seg in t.lines().flat_map(segments) {
+            let (lo, hi) = (seg.start, seg.end);
+            if lo.x.max(hi.x) < r.min().x
+                || lo.x.min(hi.x) > r.max().x
+                || lo.y.max(hi.y) < r.min().y
+                || lo.y.min(hi.y) > r.max().y
+            {
+                continue;
+            }
+            if self.segments.any_meets(&seg) {
+                return 0.0;
             }
         }
         // No boundary meets: each target line lies wholly inside or outside the probe, and
         // the probe wholly inside or outside each target polygon, so one vertex decides.
-        let firsts = lines.iter().filter_map(|l| l.0.first()).chain(&points);
+        let firsts = t.lines().filter_map(|l| l.first()).chain(t.points);
         for c in firsts {
             if self.clear_of_box2(*c) == 0.0 && self.polygons.iter().any(|p| p.intersects(c)) {
-                return Some(0.0);
+                return 0.0;
             }
         }
         for first in self.polygons.iter().filter_map(|p| p.exterior().0.first()) {
-            if target_polygons.iter().any(|p| p.intersects(first)) {
-                return Some(0.0);
+            if t.polygons.iter().any(|p| p.intersects(first)) {
+                return 0.0;
             }
         }
         // Apart: the nearest pair of segments has an end point of one at its nearest to the
@@ -149,12 +262,13 @@ impl RingIndex {
         // Nearest the probe's box first: the first few set a best that the box distance of
         // the rest then beats, so most vertices are never measured against every segment
         // (that product was most of the anchors' check).
-        let mut by_box: Vec<(f64, Coord<f64>)> = lines
-            .iter()
-            .flat_map(|l| l.0.iter())
-            .chain(&points)
-            .map(|c| (self.clear_of_box2(*c), *c))
-            .collect();
+        by_box.clear();
+        by_box.extend(
+            t.lines()
+                .flatten()
+                .chain(t.points)
+                .map(|c| (self.clear_of_box2(*c), *c)),
+        );
         // The vertex nearest the box seeds the best, so only the few that can still beat it
         // are sorted (sorting every vertex of a long flowline cost more than measuring).
         let mut best = f64::INFINITY;
@@ -165,7 +279,7 @@ impl RingIndex {
             }
         }
         by_box.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-        for (box2, c) in by_box {
+        for &(box2, c) in by_box.iter() {
             // A vertex farther from the probe's box than the best so far cannot beat it, nor
             // can any after it (a little slack for rounding, so the minimum stays geo's own).
             if box2 > best * best * (1.0 + 1e-9) {
@@ -176,33 +290,52 @@ impl RingIndex {
             }
         }
         // ...then the probe's vertices that can still beat that, to the target's segments.
-        let Some(bbox) = target.bounding_rect() else {
-            return Some(best);
+        let Some(bbox) = t.bbox else {
+            return best;
         };
         let env = AABB::from_corners(
             [bbox.min().x - best, bbox.min().y - best],
             [bbox.max().x + best, bbox.max().y + best],
         );
-        let near: Vec<Point<f64>> = self.segments.vertices_in(&env);
+        near.clear();
+        self.segments.vertices_in(&env, near);
         // Squared distances filter; geo's exact distance is taken only where one can win
         // (with a little slack for rounding), so the minimum is geo's own value.
         let mut best2 = best * best * (1.0 + 1e-9);
-        for seg in lines.iter().flat_map(|l| l.lines()) {
+        for seg in t.lines().flat_map(segments) {
             // Every probe vertex lies in the probe's box, so a segment whose own box is
             // farther from it than the best cannot win: along a long flowline that is nearly
             // every segment, and the segment-by-vertex product was most of this distance.
             if self.box_gap2(&seg) > best2 * (1.0 + 1e-6) {
                 continue;
             }
-            for p in &near {
-                if segment_distance2(p.0, &seg) <= best2 {
-                    best = best.min(Euclidean.distance(&seg, p));
+            for p in near.iter() {
+                if segment_distance2(*p, &seg) <= best2 {
+                    best = best.min(Euclidean.distance(&seg, &Point(*p)));
                     best2 = best * best * (1.0 + 1e-9);
                 }
             }
         }
-        Some(best)
+        best
     }
+}
+
+/// The bounding box of some coordinates (`None` for none).
+fn bounds(coords: &[Coord<f64>]) -> Option<Rect<f64>> {
+    let first = *coords.first()?;
+    let (lo, hi) = coords.iter().fold((first, first), |(lo, hi), c| {
+        (
+            Coord {
+                x: lo.x.min(c.x),
+                y: lo.y.min(c.y),
+            },
+            Coord {
+                x: hi.x.max(c.x),
+                y: hi.y.max(c.y),
+            },
+        )
+    });
+    Some(Rect::new(lo, hi))
 }
 
 impl Segments {
@@ -263,26 +396,23 @@ impl Segments {
         best.is_finite().then_some(best)
     }
 
-    /// The probe's ring vertices inside `env` (edges included).
-    fn vertices_in(&self, env: &AABB<[f64; 2]>) -> Vec<Point<f64>> {
-        let starts = |run: &[Line<f64>], out: &mut Vec<Point<f64>>| {
+    /// Adds the probe's ring vertices inside `env` (edges included) to `out`.
+    fn vertices_in(&self, env: &AABB<[f64; 2]>, out: &mut Vec<Coord<f64>>) {
+        let starts = |run: &[Line<f64>], out: &mut Vec<Coord<f64>>| {
             out.extend(
                 run.iter()
                     .map(|l| l.start)
-                    .filter(|c| rstar::Envelope::contains_point(env, &[c.x, c.y]))
-                    .map(Point),
+                    .filter(|c| rstar::Envelope::contains_point(env, &[c.x, c.y])),
             )
         };
-        let mut out = Vec::new();
         match self {
-            Segments::Scan(lines) => starts(lines, &mut out),
+            Segments::Scan(lines) => starts(lines, out),
             Segments::Runs { lines, runs } => {
                 for r in runs.locate_in_envelope_intersecting(env) {
-                    starts(run_of(lines, r.data), &mut out);
+                    starts(run_of(lines, r.data), out);
                 }
             }
         }
-        out
     }
 }
 
@@ -353,4 +483,82 @@ fn collect<'a>(
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use geo_types::MultiLineString;
+    use proptest::prelude::*;
+
+    /// A ring of `n` vertices around (cx, cy) in lon/lat, star-shaped so it is simple: radii
+    /// from `r` in metres-ish degrees.
+    fn ring(cx: f64, cy: f64, radii: &[f64]) -> LineString<f64> {
+        let n = radii.len();
+        let mut pts: Vec<(f64, f64)> = radii
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let a = i as f64 / n as f64 * std::f64::consts::TAU;
+                (cx + r * a.cos(), cy + r * a.sin())
+            })
+            .collect();
+        pts.push(pts[0]);
+        LineString::from(pts)
+    }
+
+    fn line(x0: f64, y0: f64, steps: &[(f64, f64)]) -> LineString<f64> {
+        let mut c = (x0, y0);
+        let mut pts = vec![c];
+        for (dx, dy) in steps {
+            c = (c.0 + dx, c.1 + dy);
+            pts.push(c);
+        }
+        LineString::from(pts)
+    }
+
+    /// The prepared distance is geo's own `Euclidean` distance in the same frame, exactly,
+    /// for small probes (scanned) and large ones (indexed by runs), to lines that miss, touch,
+    /// cross or lie inside the probe, and to polygons and points.
+    #[test]
+    fn the_prepared_distance_is_geos_distance() {
+        let radii = prop::collection::vec(0.0005f64..0.002, 5..120);
+        let steps = prop::collection::vec((-0.001f64..0.001, -0.001f64..0.001), 1..40);
+        let start = (-0.004f64..0.004, -0.004f64..0.004);
+        let cases = (
+            radii,
+            prop::collection::vec((start, steps), 1..3),
+            0usize..4,
+        );
+        let mut runner =
+            proptest::test_runner::TestRunner::new(proptest::test_runner::Config::with_cases(600));
+        let (lon, lat) = (-76.2, 43.15);
+        runner
+            .run(&cases, |(radii, lines, shape)| {
+                let probe = Geometry::Polygon(Polygon::new(ring(lon, lat, &radii), vec![]));
+                let frame = LocalFrame::around(lon, lat);
+                let prepared = PreparedProbe::new(&probe, frame).expect("a probe");
+                let lines: Vec<LineString<f64>> = lines
+                    .iter()
+                    .map(|((x, y), s)| line(lon + x, lat + y, s))
+                    .collect();
+                let target = match shape {
+                    0 => Geometry::LineString(lines[0].clone()),
+                    1 => Geometry::MultiLineString(MultiLineString(lines.clone())),
+                    2 => Geometry::Polygon(Polygon::new(
+                        ring(
+                            lines[0].0[1].x,
+                            lines[0].0[1].y,
+                            &[0.0007, 0.0011, 0.0009, 0.0012],
+                        ),
+                        vec![],
+                    )),
+                    _ => Geometry::Point(Point(lines[0].0[0])),
+                };
+                let want = Euclidean.distance(&frame.project(&probe), &frame.project(&target));
+                prop_assert_eq!(prepared.distance_m(&target), want, "shape {}", shape);
+                Ok(())
+            })
+            .unwrap();
+    }
 }
