@@ -56,7 +56,7 @@ pub(super) fn read_whole(path: &Path) -> Result<Option<Vec<u8>>> {
 
 /// A file's bytes, as `read_whole` gave them.
 pub(super) fn read_slice(bytes: &[u8], path: &Path, cfg: &LayerConfig) -> Result<Raw> {
-    parse_with(
+    parse_with::<_, &RawValue>(
         || Ok(serde_json::Deserializer::from_slice(bytes)),
         path,
         cfg,
@@ -72,13 +72,13 @@ pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
             std::io::BufReader::with_capacity(1 << 20, file),
         ))
     };
-    parse_with(open, path, cfg, false)
+    parse_with::<_, Box<RawValue>>(open, path, cfg, false)
 }
 
 /// Parses GeoJSON text (a file's, or an uploaded body's) into checked WGS84 features. An
 /// upload (`upload`) may name its legacy `crs` only as an EPSG code or an OGC URN.
 pub(super) fn parse(text: &str, path: &Path, cfg: &LayerConfig, upload: bool) -> Result<Raw> {
-    parse_with(
+    parse_with::<_, &RawValue>(
         || Ok(serde_json::Deserializer::from_str(text)),
         path,
         cfg,
@@ -89,13 +89,13 @@ pub(super) fn parse(text: &str, path: &Path, cfg: &LayerConfig, upload: bool) ->
 /// Reads the document once, converting features with the CRS known when the `features`
 /// array starts; should a legacy `crs` member come after the features and name another
 /// CRS, the document is read again with it.
-fn parse_with<'de, R: serde_json::de::Read<'de>>(
+fn parse_with<'de, R: serde_json::de::Read<'de>, T: RawFeature<'de>>(
     open: impl Fn() -> Result<serde_json::Deserializer<R>>,
     path: &Path,
     cfg: &LayerConfig,
     upload: bool,
 ) -> Result<Raw> {
-    let mut doc = stream(open()?, path, cfg, upload, None)?;
+    let mut doc = stream::<R, T>(open()?, path, cfg, upload, None)?;
     let single = single_feature(&doc, path)?;
     let legacy_crs = legacy_crs_name(&doc.top);
     if let Some(c) = legacy_crs
@@ -129,7 +129,7 @@ fn parse_with<'de, R: serde_json::de::Read<'de>>(
         None => {
             // A legacy `crs` after the features: they were read before it was known.
             if doc.features_crs.as_ref() != Some(&crs) {
-                doc = stream(open()?, path, cfg, upload, Some(crs.clone()))?;
+                doc = stream::<R, T>(open()?, path, cfg, upload, Some(crs.clone()))?;
             }
             doc.converted.ok_or_else(|| {
                 Error::format(
@@ -221,14 +221,25 @@ impl Converted {
 
 /// A batch of raw features for the converters, or the start of a new `features` array
 /// (a repeated member replaces the earlier one, as in a JSON map).
-enum Batch {
+enum Batch<T> {
     Start(Option<String>),
-    Features(usize, Vec<Box<RawValue>>),
+    Features(usize, Vec<T>),
 }
+
+/// How a feature's text is held between the scan and the converters: borrowed from a
+/// document in memory (no copy of the file's text, which was most of the scan's own work),
+/// or boxed when the document is streamed through a reader.
+pub(super) trait RawFeature<'de>:
+    serde::Deserialize<'de> + std::ops::Deref<Target = RawValue> + Send + Sync
+{
+}
+
+impl<'de> RawFeature<'de> for &'de RawValue {}
+impl<'de> RawFeature<'de> for Box<RawValue> {}
 
 /// One pass over the document. `crs`: the CRS to convert with (the second pass), else the
 /// manifest's or a legacy `crs` member seen before the features.
-fn stream<'de, R: serde_json::de::Read<'de>>(
+fn stream<'de, R: serde_json::de::Read<'de>, T: RawFeature<'de>>(
     mut de: serde_json::Deserializer<R>,
     path: &Path,
     cfg: &LayerConfig,
@@ -236,7 +247,7 @@ fn stream<'de, R: serde_json::de::Read<'de>>(
     crs: Option<Option<String>>,
 ) -> Result<Doc> {
     std::thread::scope(|scope| {
-        let (tx, rx) = sync_channel::<Batch>(1);
+        let (tx, rx) = sync_channel::<Batch<T>>(1);
         let converter = scope.spawn(move || convert_batches(rx, path, cfg));
         let mut top = TopVisitor {
             tx: Some(tx),
@@ -269,7 +280,11 @@ fn stream<'de, R: serde_json::de::Read<'de>>(
 }
 
 /// Converts each batch as it comes, on every core, keeping file order.
-fn convert_batches(rx: Receiver<Batch>, path: &Path, cfg: &LayerConfig) -> Option<Converted> {
+fn convert_batches<T: std::ops::Deref<Target = RawValue> + Sync>(
+    rx: Receiver<Batch<T>>,
+    path: &Path,
+    cfg: &LayerConfig,
+) -> Option<Converted> {
     let mut out: Option<Converted> = None;
     let mut recipe: Option<String> = None;
     for batch in rx {

@@ -1,15 +1,14 @@
 //! The one pass over a GeoJSON document: its top-level members kept, and its `features`
 //! array handed to the converters in batches as it is scanned, never held whole.
 
-use super::{is_safe_crs_name, legacy_crs_name, Batch, BATCH_BYTES, BATCH_FEATURES};
+use super::{is_safe_crs_name, legacy_crs_name, Batch, RawFeature, BATCH_BYTES, BATCH_FEATURES};
 use crate::config::LayerConfig;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::mpsc::SyncSender;
 
-pub(super) struct TopVisitor<'a> {
-    pub(super) tx: Option<SyncSender<Batch>>,
+pub(super) struct TopVisitor<'a, T> {
+    pub(super) tx: Option<SyncSender<Batch<T>>>,
     pub(super) cfg: &'a LayerConfig,
     pub(super) upload: bool,
     pub(super) forced: Option<Option<String>>,
@@ -19,7 +18,7 @@ pub(super) struct TopVisitor<'a> {
     pub(super) features_crs: Option<Option<String>>,
 }
 
-impl TopVisitor<'_> {
+impl<T> TopVisitor<'_, T> {
     /// The CRS to convert the features with when their array starts.
     fn features_start_crs(&self) -> Option<String> {
         if let Some(forced) = &self.forced {
@@ -30,7 +29,7 @@ impl TopVisitor<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for &mut TopVisitor<'_> {
+impl<'de, T: RawFeature<'de>> Visitor<'de> for &mut TopVisitor<'_, T> {
     type Value = ();
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -93,7 +92,7 @@ impl<'de> Visitor<'de> for &mut TopVisitor<'_> {
     }
 }
 
-impl TopVisitor<'_> {
+impl<T> TopVisitor<'_, T> {
     fn not_object(&mut self) {
         self.is_object = false;
     }
@@ -101,19 +100,19 @@ impl TopVisitor<'_> {
 
 /// The `features` member: an array is streamed to the converters in batches; anything else
 /// is read and ignored (the caller names it). Gives whether it was an array.
-struct FeaturesSeed {
-    tx: Option<SyncSender<Batch>>,
+struct FeaturesSeed<T> {
+    tx: Option<SyncSender<Batch<T>>>,
     crs: Option<String>,
 }
 
-impl<'de> DeserializeSeed<'de> for FeaturesSeed {
+impl<'de, T: RawFeature<'de>> DeserializeSeed<'de> for FeaturesSeed<T> {
     type Value = bool;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<bool, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for FeaturesSeed {
+impl<'de, T: RawFeature<'de>> Visitor<'de> for FeaturesSeed<T> {
     type Value = bool;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -121,7 +120,7 @@ impl<'de> Visitor<'de> for FeaturesSeed {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<bool, A::Error> {
-        let send = |b: Batch| {
+        let send = |b: Batch<T>| {
             if let Some(tx) = &self.tx {
                 // The converter only stops early when the process is going down.
                 let _ = tx.send(b);
@@ -131,7 +130,7 @@ impl<'de> Visitor<'de> for FeaturesSeed {
         let mut batch = Vec::new();
         let mut bytes = 0;
         let mut first = 0;
-        while let Some(raw) = seq.next_element::<Box<RawValue>>()? {
+        while let Some(raw) = seq.next_element::<T>()? {
             bytes += raw.get().len();
             batch.push(raw);
             if batch.len() >= BATCH_FEATURES || bytes >= BATCH_BYTES {
