@@ -11,6 +11,7 @@ mod fast;
 mod feature;
 mod props;
 mod scan;
+mod split;
 #[cfg(test)]
 mod tests;
 
@@ -56,8 +57,8 @@ pub(super) fn read_whole(path: &Path) -> Result<Option<Vec<u8>>> {
 
 /// A file's bytes, as `read_whole` gave them.
 pub(super) fn read_slice(bytes: &[u8], path: &Path, cfg: &LayerConfig) -> Result<Raw> {
-    parse_with::<_, &RawValue>(
-        || Ok(serde_json::Deserializer::from_slice(bytes)),
+    parse_with(
+        |forced| in_memory(bytes, path, cfg, false, forced),
         path,
         cfg,
         false,
@@ -72,30 +73,80 @@ pub(super) fn read(path: &Path, cfg: &LayerConfig) -> Result<Raw> {
             std::io::BufReader::with_capacity(1 << 20, file),
         ))
     };
-    parse_with::<_, Box<RawValue>>(open, path, cfg, false)
+    parse_with(
+        |forced| stream::<_, Box<RawValue>>(open()?, path, cfg, false, forced),
+        path,
+        cfg,
+        false,
+    )
 }
 
 /// Parses GeoJSON text (a file's, or an uploaded body's) into checked WGS84 features. An
 /// upload (`upload`) may name its legacy `crs` only as an EPSG code or an OGC URN.
 pub(super) fn parse(text: &str, path: &Path, cfg: &LayerConfig, upload: bool) -> Result<Raw> {
-    parse_with::<_, &RawValue>(
-        || Ok(serde_json::Deserializer::from_str(text)),
+    parse_with(
+        |forced| in_memory(text.as_bytes(), path, cfg, upload, forced),
         path,
         cfg,
         upload,
     )
 }
 
-/// Reads the document once, converting features with the CRS known when the `features`
-/// array starts; should a legacy `crs` member come after the features and name another
-/// CRS, the document is read again with it.
-fn parse_with<'de, R: serde_json::de::Read<'de>, T: RawFeature<'de>>(
-    open: impl Fn() -> Result<serde_json::Deserializer<R>>,
+/// One reading of a document in memory: split by its structure when it is the plain case,
+/// else scanned by serde, which also names what is wrong with one that is not JSON.
+fn in_memory(
+    bytes: &[u8],
+    path: &Path,
+    cfg: &LayerConfig,
+    upload: bool,
+    forced: Option<Option<String>>,
+) -> Result<Doc> {
+    if let Some(doc) = split_doc(bytes, path, cfg, upload, &forced) {
+        return Ok(doc);
+    }
+    let de = serde_json::Deserializer::from_slice(bytes);
+    stream::<_, &RawValue>(de, path, cfg, upload, forced)
+}
+
+/// The splitter's reading, its features converted on every core as they are cut out; None
+/// when the splitter or a converter gave up.
+fn split_doc(
+    bytes: &[u8],
+    path: &Path,
+    cfg: &LayerConfig,
+    upload: bool,
+    forced: &Option<Option<String>>,
+) -> Option<Doc> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = sync_channel::<Batch<&[u8]>>(1);
+        let converter = scope.spawn(move || convert_batches(rx, path, cfg));
+        let found = split::split(bytes, &tx, cfg, upload, forced);
+        // Closing the channel ends the converter.
+        drop(tx);
+        let converted = converter.join().ok().flatten();
+        let found = found?;
+        if converted.as_ref().is_some_and(|c| c.not_json) {
+            return None;
+        }
+        Some(Doc {
+            top: found.top,
+            features_array: true,
+            features_crs: Some(found.features_crs),
+            converted,
+        })
+    })
+}
+
+/// Reads the document once (`read_doc(None)`), converting features with the CRS known when
+/// the `features` array starts; should a legacy `crs` member come after the features and
+/// name another CRS, the document is read again with it (`read_doc(Some(crs))`).
+fn parse_with(
+    read_doc: impl Fn(Option<Option<String>>) -> Result<Doc>,
     path: &Path,
     cfg: &LayerConfig,
     upload: bool,
 ) -> Result<Raw> {
-    let mut doc = stream::<R, T>(open()?, path, cfg, upload, None)?;
+    let mut doc = read_doc(None)?;
     let single = single_feature(&doc, path)?;
     let legacy_crs = legacy_crs_name(&doc.top);
     if let Some(c) = legacy_crs
@@ -121,7 +172,8 @@ fn parse_with<'de, R: serde_json::de::Read<'de>, T: RawFeature<'de>>(
             let raw: Box<RawValue> = serde_json::from_str(&text)
                 .map_err(|e| Error::format(path, format!("not valid GeoJSON: {e}")))?;
             let mut keys = KeyOrder::default();
-            let item = convert(&raw, 0, cfg, &reproject, &mut keys);
+            let item = convert(raw.get(), 0, cfg, &reproject, &mut keys, true)
+                .ok_or_else(|| Error::format(path, "not valid GeoJSON"))?;
             let mut out = Converted::default();
             out.add(vec![item]);
             out
@@ -129,7 +181,7 @@ fn parse_with<'de, R: serde_json::de::Read<'de>, T: RawFeature<'de>>(
         None => {
             // A legacy `crs` after the features: they were read before it was known.
             if doc.features_crs.as_ref() != Some(&crs) {
-                doc = stream::<R, T>(open()?, path, cfg, upload, Some(crs.clone()))?;
+                doc = read_doc(Some(crs.clone()))?;
             }
             doc.converted.ok_or_else(|| {
                 Error::format(
@@ -188,6 +240,9 @@ struct Doc {
 #[derive(Default)]
 struct Converted {
     items: Vec<std::result::Result<Feature, Refused>>,
+    /// A feature's text the splitter cut out is not one JSON value: the serde scan must
+    /// read the document and say where.
+    not_json: bool,
     /// Every attribute name of every feature (loaded or refused).
     columns: BTreeSet<String>,
 }
@@ -219,6 +274,9 @@ impl Converted {
     }
 }
 
+/// A feature text that is not JSON (only the splitter's texts can be).
+struct NotJson;
+
 /// A batch of raw features for the converters, or the start of a new `features` array
 /// (a repeated member replaces the earlier one, as in a JSON map).
 enum Batch<T> {
@@ -226,13 +284,39 @@ enum Batch<T> {
     Features(usize, Vec<T>),
 }
 
-/// How a feature's text is held between the scan and the converters: borrowed from a
-/// document in memory (no copy of the file's text, which was most of the scan's own work),
-/// or boxed when the document is streamed through a reader.
-pub(super) trait RawFeature<'de>:
-    serde::Deserialize<'de> + std::ops::Deref<Target = RawValue> + Send + Sync
-{
+/// A feature's text as the converters receive it: borrowed from a document in memory (no
+/// copy of the file's text, which was most of the scan's own work), boxed when the document
+/// is streamed through a reader, or cut out by the splitter and not yet checked.
+pub(super) trait FeatureText: Send + Sync {
+    /// The text; None when it is not UTF-8.
+    fn text(&self) -> Option<&str>;
+    /// Whether the scan already found it to be one JSON value.
+    const CHECKED: bool;
 }
+
+impl FeatureText for &RawValue {
+    fn text(&self) -> Option<&str> {
+        Some(self.get())
+    }
+    const CHECKED: bool = true;
+}
+
+impl FeatureText for Box<RawValue> {
+    fn text(&self) -> Option<&str> {
+        Some(self.get())
+    }
+    const CHECKED: bool = true;
+}
+
+impl FeatureText for &[u8] {
+    fn text(&self) -> Option<&str> {
+        std::str::from_utf8(self).ok()
+    }
+    const CHECKED: bool = false;
+}
+
+/// A feature's text as the serde scan reads it.
+pub(super) trait RawFeature<'de>: serde::Deserialize<'de> + FeatureText {}
 
 impl<'de> RawFeature<'de> for &'de RawValue {}
 impl<'de> RawFeature<'de> for Box<RawValue> {}
@@ -280,7 +364,7 @@ fn stream<'de, R: serde_json::de::Read<'de>, T: RawFeature<'de>>(
 }
 
 /// Converts each batch as it comes, on every core, keeping file order.
-fn convert_batches<T: std::ops::Deref<Target = RawValue> + Sync>(
+fn convert_batches<T: FeatureText>(
     rx: Receiver<Batch<T>>,
     path: &Path,
     cfg: &LayerConfig,
@@ -308,14 +392,23 @@ fn convert_batches<T: std::ops::Deref<Target = RawValue> + Sync>(
                             (r, KeyOrder::default())
                         },
                         |(r, keys), (i, raw)| match r {
-                            Ok(r) => Some(convert(raw, first + i, cfg, r, keys)),
+                            Ok(r) => Some(
+                                raw.text()
+                                    .and_then(|t| convert(t, first + i, cfg, r, keys, T::CHECKED))
+                                    .ok_or(NotJson),
+                            ),
                             // The caller builds the same CRS and reports why it fails.
                             Err(_) => None,
                         },
                     )
                     .collect();
                 match items {
-                    Some(items) => done.add(items),
+                    Some(items) => {
+                        if items.iter().any(|i| i.is_err()) {
+                            done.not_json = true;
+                        }
+                        done.add(items.into_iter().filter_map(|i| i.ok()).collect())
+                    }
                     None => out = None,
                 }
             }

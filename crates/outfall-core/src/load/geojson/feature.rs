@@ -49,17 +49,21 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for RawFeature<'a> {
     }
 }
 
+/// One feature from its text. `checked`: the scan found the text to be one JSON value;
+/// else a text that is not gives None (read in one pass, it is; only an unusual one is
+/// read again to find out).
 pub(super) fn convert(
-    raw: &RawValue,
+    raw: &str,
     index: usize,
     cfg: &LayerConfig,
     reproject: &Reprojector,
     keys: &mut KeyOrder,
-) -> std::result::Result<Feature, Refused> {
+    checked: bool,
+) -> Option<std::result::Result<Feature, Refused>> {
     // The usual feature in one pass; anything else split into its members first, for the
     // checked geometry path. A feature that is not an object has no members (as
     // `Value::get` sees it).
-    let (f, read) = match serde_json::from_str::<FastFeature>(raw.get()) {
+    let (f, read) = match serde_json::from_str::<FastFeature>(raw) {
         Ok(f) => (
             RawFeature {
                 properties: f.properties,
@@ -68,7 +72,12 @@ pub(super) fn convert(
             },
             Some(f.geometry),
         ),
-        Err(_) => (serde_json::from_str(raw.get()).unwrap_or_default(), None),
+        Err(_) => {
+            if !checked && serde_json::from_str::<IgnoredAny>(raw).is_err() {
+                return None;
+            }
+            (serde_json::from_str(raw).unwrap_or_default(), None)
+        }
     };
     let properties = properties_of(f.properties, keys);
     let native = match &f.id {
@@ -89,22 +98,22 @@ pub(super) fn convert(
             Some(g) => g,
             None => match slow_geometry(g) {
                 Ok(g) => g,
-                Err(r) => return Err(refuse(r)),
+                Err(r) => return Some(Err(refuse(r))),
             },
         },
-        (None, _) => return Err(refuse("no geometry (null)".into())),
+        (None, _) => return Some(Err(refuse("no geometry (null)".into()))),
     };
     if let Err(r) = reproject.apply(&mut geom) {
-        return Err(refuse(r));
+        return Some(Err(refuse(r)));
     }
-    match check_geometry(geom) {
+    Some(match check_geometry(geom) {
         Ok(geometry) => Ok(Feature {
             id,
             geometry,
             properties,
         }),
         Err(r) => Err(refuse(r)),
-    }
+    })
 }
 
 /// The checked path, through a value tree, that names what is wrong with a geometry.

@@ -18,15 +18,19 @@ pub(super) struct TopVisitor<'a, T> {
     pub(super) features_crs: Option<Option<String>>,
 }
 
-impl<T> TopVisitor<'_, T> {
-    /// The CRS to convert the features with when their array starts.
-    fn features_start_crs(&self) -> Option<String> {
-        if let Some(forced) = &self.forced {
-            return forced.clone();
-        }
-        let legacy = legacy_crs_name(&self.top).filter(|c| !self.upload || is_safe_crs_name(c));
-        self.cfg.crs.clone().or(legacy)
+/// The CRS to convert the features with when their array starts: the second pass's, else the
+/// manifest's, else a legacy `crs` member among those read before it (`top`).
+pub(super) fn start_crs(
+    forced: &Option<Option<String>>,
+    top: &Map<String, Value>,
+    cfg: &LayerConfig,
+    upload: bool,
+) -> Option<String> {
+    if let Some(forced) = forced {
+        return forced.clone();
     }
+    let legacy = legacy_crs_name(top).filter(|c| !upload || is_safe_crs_name(c));
+    cfg.crs.clone().or(legacy)
 }
 
 impl<'de, T: RawFeature<'de>> Visitor<'de> for &mut TopVisitor<'_, T> {
@@ -40,7 +44,7 @@ impl<'de, T: RawFeature<'de>> Visitor<'de> for &mut TopVisitor<'_, T> {
         self.is_object = true;
         while let Some(key) = map.next_key::<String>()? {
             if key == "features" {
-                let crs = self.features_start_crs();
+                let crs = start_crs(&self.forced, &self.top, self.cfg, self.upload);
                 let tx = self.tx.clone();
                 let array = map.next_value_seed(FeaturesSeed {
                     tx,
@@ -131,7 +135,7 @@ impl<'de, T: RawFeature<'de>> Visitor<'de> for FeaturesSeed<T> {
         let mut bytes = 0;
         let mut first = 0;
         while let Some(raw) = seq.next_element::<T>()? {
-            bytes += raw.get().len();
+            bytes += raw.text().map_or(0, str::len);
             batch.push(raw);
             if batch.len() >= BATCH_FEATURES || bytes >= BATCH_BYTES {
                 let n = batch.len();

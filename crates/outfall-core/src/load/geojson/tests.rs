@@ -185,3 +185,98 @@ mod one_pass {
         assert!(refused(4).contains("no geometry"), "{}", refused(4));
     }
 }
+
+/// The splitter reads what serde's scan reads, feature for feature, and where it gives up
+/// (not the plain case, or not JSON) the serde scan's answer, error included, is the
+/// answer: every document here is read both ways and compared.
+mod splitter {
+    use super::*;
+
+    /// What one reading gave, comparable: the top members, the features' CRS and the
+    /// converted features (or refusals), or the error's text.
+    fn read(bytes: &[u8], split: bool) -> String {
+        let cfg = crate::load::upload_config("t.geojson", None);
+        let path = Path::new("t.geojson");
+        let doc = if split {
+            in_memory(bytes, path, &cfg, true, None)
+        } else {
+            let de = serde_json::Deserializer::from_slice(bytes);
+            stream::<_, &RawValue>(de, path, &cfg, true, None)
+        };
+        match doc {
+            Ok(d) => format!(
+                "{:?} {} {:?} {:?}",
+                d.top,
+                d.features_array,
+                d.features_crs,
+                d.converted.map(|c| c.items)
+            ),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    #[test]
+    fn the_splitter_reads_what_serde_reads() {
+        let poly = r#"{"type":"Polygon","coordinates":[[[0,0],[0,1],[1,1],[0,0]]]}"#;
+        let f =
+            |props: &str| format!(r#"{{"type":"Feature","properties":{props},"geometry":{poly}}}"#);
+        let fc =
+            |features: &str| format!(r#"{{"type":"FeatureCollection","features":[{features}]}}"#);
+        let docs = [
+            fc(&[
+                f(r#"{"a":1}"#),
+                f(r#"{"b":"x}y{"}"#),
+                f(r#"{"c":"q\"}]\\"}"#),
+            ]
+            .join(",")),
+            fc(""),
+            fc(&f(r#"{"n":[1,{"m":[2,3]}],"u":"\u00e9\ud83d\ude00"}"#)),
+            format!(" \n{}\t ", fc(&f("{}"))),
+            format!(
+                r#"{{"crs":{{"type":"name","properties":{{"name":"EPSG:4326"}}}},"type":"FeatureCollection","features":[{}]}}"#,
+                f("{}")
+            ),
+            format!(
+                r#"{{"type":"FeatureCollection","features":[{}],"name":"after"}}"#,
+                f("{}")
+            ),
+            // A feature that is not an object: refused by both.
+            fc("3"),
+            // Not the plain case: serde's reading.
+            format!(
+                r#"{{"type":"FeatureCollection","features":[{}],"features":[]}}"#,
+                f("{}")
+            ),
+            r#"{"type":"FeatureCollection","features":{}}"#.into(),
+            format!(
+                r#"{{"ty\u0070e":"FeatureCollection","features":[{}]}}"#,
+                f("{}")
+            ),
+            format!(r#"{{"type":"Feature","properties":{{}},"geometry":{poly}}}"#),
+            "[]".into(),
+            // Not JSON, in a feature, between features, or after the document.
+            fc(&[f(r#"{"a":01}"#), f("{}")].join(",")),
+            fc(&[f(r#"{"a":1,}"#)].join(",")),
+            fc(&[f("{}"), f("{}")].join(" ")),
+            format!("{}x", fc(&f("{}"))),
+            fc(&f(r#"{"a":"unterminated}"#)),
+            fc(
+                r#"{"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0],[0,1],[1,1],[0,0]]}]}"#,
+            ),
+            fc(r#"{"type":"Feature","properties":{"a":"\x"},"geometry":null}"#),
+        ];
+        let cfg = crate::load::upload_config("t.geojson", None);
+        for (i, d) in docs.iter().enumerate() {
+            assert_eq!(read(d.as_bytes(), true), read(d.as_bytes(), false), "{d}");
+            // The first seven are the plain case, which the splitter itself reads.
+            let split = split_doc(d.as_bytes(), Path::new("t.geojson"), &cfg, true, &None);
+            assert_eq!(split.is_some(), i < 7, "{d}");
+        }
+        // Non-UTF-8 text in a feature: refused by both readings alike.
+        let mut bytes = fc(&f(r#"{"a":"AB"}"#)).into_bytes();
+        let at = bytes.windows(2).position(|w| w == b"AB").unwrap();
+        bytes[at] = 0xff;
+        assert!(read(&bytes, false).starts_with("error"));
+        assert_eq!(read(&bytes, true), read(&bytes, false));
+    }
+}
