@@ -273,8 +273,8 @@ impl RingIndex {
         // are sorted (sorting every vertex of a long flowline cost more than measuring).
         let mut best = f64::INFINITY;
         if let Some(&(_, c)) = by_box.iter().min_by(|a, b| a.0.total_cmp(&b.0)) {
-            if let Some(d) = self.segments.nearest_distance(c) {
-                best = d;
+            best = self.segments.nearest_within(c, best);
+            if best.is_finite() {
                 by_box.retain(|(box2, _)| *box2 <= best * best * (1.0 + 1e-9));
             }
         }
@@ -285,9 +285,7 @@ impl RingIndex {
             if box2 > best * best * (1.0 + 1e-9) {
                 break;
             }
-            if let Some(d) = self.segments.nearest_distance(c) {
-                best = best.min(d);
-            }
+            best = self.segments.nearest_within(c, best);
         }
         // ...then the probe's vertices that can still beat that, to the target's segments.
         let Some(bbox) = t.bbox else {
@@ -370,10 +368,11 @@ impl Segments {
         }
     }
 
-    /// geo's distance from `c` to the nearest probe segment.
-    fn nearest_distance(&self, c: Coord<f64>) -> Option<f64> {
+    /// The least of `best` and geo's distance from `c` to the nearest probe segment. Only
+    /// segments that can beat `best` are measured: a vertex inside a large site's box would
+    /// otherwise search the whole index, for each of the twenty waters a check measures.
+    fn nearest_within(&self, c: Coord<f64>, mut best: f64) -> f64 {
         // Squared filter with slack; geo's exact distance where one can win.
-        let mut best = f64::INFINITY;
         let scan = |run: &[Line<f64>], best: &mut f64| {
             for s in run {
                 if segment_distance2(c, s) <= *best * *best * (1.0 + 1e-9) {
@@ -383,6 +382,14 @@ impl Segments {
         };
         match self {
             Segments::Scan(lines) => scan(lines, &mut best),
+            Segments::Runs { lines, runs } if best.is_finite() => {
+                // Any segment nearer than the best lies in the square of that half-width.
+                let r = best * (1.0 + 1e-9);
+                let env = AABB::from_corners([c.x - r, c.y - r], [c.x + r, c.y + r]);
+                for run in runs.locate_in_envelope_intersecting(&env) {
+                    scan(run_of(lines, run.data), &mut best);
+                }
+            }
             Segments::Runs { lines, runs } => {
                 // Runs nearest box first; none can win once its box is farther than the best.
                 for (r, d2) in runs.nearest_neighbor_iter_with_distance_2(&[c.x, c.y]) {
@@ -393,7 +400,7 @@ impl Segments {
                 }
             }
         }
-        best.is_finite().then_some(best)
+        best
     }
 
     /// Adds the probe's ring vertices inside `env` (edges included) to `out`.
