@@ -17,7 +17,11 @@ pub(super) fn tmdl_entered(
     entry_water: Option<&Candidate>,
 ) -> Vec<TmdlWatershed> {
     let mut out = Vec::new();
-    if !w.entry.rule.known() && outfall.is_none() {
+    // Without a TMDL layer the path's reaches are not looked up at all (a long trace has
+    // hundreds, each found by its id).
+    if (!w.entry.rule.known() && outfall.is_none())
+        || catalog.layers_of(Role::Tmdl).next().is_none()
+    {
         return out;
     }
     let pond = entry_water
