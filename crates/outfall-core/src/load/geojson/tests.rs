@@ -194,7 +194,7 @@ mod splitter {
 
     /// What one reading gave, comparable: the top members, the features' CRS and the
     /// converted features (or refusals), or the error's text.
-    fn read(bytes: &[u8], split: bool) -> String {
+    pub(super) fn read(bytes: &[u8], split: bool) -> String {
         let cfg = crate::load::upload_config("t.geojson", None);
         let path = Path::new("t.geojson");
         let doc = if split {
@@ -278,5 +278,39 @@ mod splitter {
         bytes[at] = 0xff;
         assert!(read(&bytes, false).starts_with("error"));
         assert_eq!(read(&bytes, true), read(&bytes, false));
+    }
+}
+
+/// Real files read both ways, feature for feature: the splitter's reading is serde's.
+/// Real data lives beside the repository; CI fails without it, elsewhere the test skips.
+#[test]
+fn real_files_split_as_serde_reads_them() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/real");
+    for rel in [
+        "massgis-bellingham-parcels/bellingham_ma_parcels_fy2026.geojson",
+        "nhdplusv2-new-hope-nc/new_hope_flowlines.geojson",
+        // An empty geometry and invalid polygons among its features.
+        "ca-303d-2014-2016/ca_303d_2014_2016_polygons.geojson",
+    ] {
+        let path = root.join(rel);
+        let Ok(bytes) = std::fs::read(&path) else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "real data missing in CI: {}",
+                path.display()
+            );
+            eprintln!("SKIP: real data missing at {}", path.display());
+            continue;
+        };
+        let cfg = crate::load::upload_config("t.geojson", None);
+        assert!(
+            split_doc(&bytes, &path, &cfg, false, &None).is_some(),
+            "{rel}: the splitter reads it"
+        );
+        assert_eq!(
+            splitter::read(&bytes, true),
+            splitter::read(&bytes, false),
+            "{rel}"
+        );
     }
 }
