@@ -3,9 +3,10 @@
 //! geojson crate sees them, so a malformed position is a problem naming its feature, not a
 //! panic.
 //!
-//! serde_json scans the file (read whole, or streamed through a buffer when it is over 256 MiB)
-//! and hands over each feature's text, and batches of features are converted on every core
-//! while the next batch is scanned. No value tree of the whole file is built.
+//! A file read whole is cut into its features' texts by the splitter (`split`), or, when it
+//! is not the plain case, scanned by serde_json, which also streams files over 256 MiB
+//! through a buffer. Either way batches of features are converted on every core while the
+//! next batch is found. No value tree of the whole file is built.
 
 mod fast;
 mod feature;
