@@ -444,11 +444,11 @@ fn follow_downstream(
             length_m: round1(s.length_m),
             distance_m: round1((s.distance_m - offset).max(0.0)),
             impaired: !s.impairments.is_empty(),
-            causes: all_causes(&s.impairments),
+            causes: all_causes(s.impairments),
             impaired_ids: s.impairments.iter().map(|i| i.id.clone()).collect(),
-            name_source: s.name_source.clone(),
+            name_source: s.name_source.map(str::to_string),
             nhd_name: s.nhd_name.clone(),
-            segment: s.segment.clone(),
+            segment: s.segment.map(str::to_string),
             assessment: s.assessment,
         })
         .collect();
@@ -485,7 +485,7 @@ fn follow_downstream(
         let seen = |id: &str| out.listed.iter().any(|l| l.id == id);
         if !s.impairments.is_empty() && !seen(&s.impairments[0].id) {
             out.listed.push(listed_from(
-                &s.impairments,
+                s.impairments,
                 &r.id,
                 r.distance_m,
                 i == 0,
@@ -502,7 +502,7 @@ fn name_notes(names: &[String], trace: &[crate::waters::TraceStep]) -> Vec<Strin
         .iter()
         .filter_map(|n| {
             let s = trace.iter().find(|s| &s.name == n)?;
-            let source = s.name_source.as_deref()?;
+            let source = s.name_source?;
             let nhd = s.nhd_name.as_deref();
             if nhd == Some(n.as_str()) {
                 return None;

@@ -15,24 +15,25 @@ use std::collections::HashMap;
 /// A divergence passed by a trace: (reach where it splits, main branch, minor branches).
 pub type Split = (usize, usize, Vec<usize>);
 
-/// One step of a trace, with the names and impairments resolved.
+/// One step of a trace, with the names and impairments resolved. What the network holds per
+/// reach is borrowed, not copied: the report copies what it shows once.
 #[derive(Debug, Clone)]
-pub struct TraceStep {
+pub struct TraceStep<'a> {
     pub reach: usize,
     /// The SWPPP name: own name, the lake it runs through, or "unnamed tributary to X".
     pub name: String,
     pub named: bool,
     pub distance_m: f64,
     pub length_m: f64,
-    pub impairments: Vec<ImpairmentHit>,
+    pub impairments: &'a [ImpairmentHit],
     /// Where a reach's own name comes from, when the layer says (`fields.name_source`):
     /// "NHDPlusV2 GNIS_NAME", "DEC monitoring site 07-MUDE-4.4 ...", "Town of Clay ...".
-    pub name_source: Option<String>,
+    pub name_source: Option<&'a str>,
     /// The name the national data set gives (`fields.nhd_name`), "unnamed tributary to X"
     /// when it gives none; None when the layer has no such column.
     pub nhd_name: Option<String>,
     /// The assessment segment (the join key) the reach belongs to, its own or its lake's.
-    pub segment: Option<String>,
+    pub segment: Option<&'a str>,
     /// How the loaded list speaks of the reach (`waters::assessment`), decided at load.
     pub assessment: &'static str,
 }
@@ -363,7 +364,7 @@ impl Hydro {
     }
 
     /// The downstream path from `start`, named the way a SWPPP names waters.
-    pub fn trace(&self, start: usize, limit_m: f64) -> (Vec<TraceStep>, Vec<Split>, TraceEnd) {
+    pub fn trace(&self, start: usize, limit_m: f64) -> (Vec<TraceStep<'_>>, Vec<Split>, TraceEnd) {
         let t = self.network.trace(start, limit_m);
         let names = display_names(&t, |r| self.names[r].as_deref());
         let steps: Vec<TraceStep> = t
@@ -376,10 +377,10 @@ impl Hydro {
                 named: self.names[s.reach].is_some(),
                 distance_m: s.distance_m,
                 length_m: s.length_m,
-                impairments: self.impairments[s.reach].clone(),
-                name_source: self.name_sources[s.reach].clone(),
+                impairments: &self.impairments[s.reach],
+                name_source: self.name_sources[s.reach].as_deref(),
                 nhd_name: self.nhd_display_name(s.reach),
-                segment: self.segments[s.reach].clone(),
+                segment: self.segments[s.reach].as_deref(),
                 assessment: self.assessments[s.reach],
             })
             .collect();
