@@ -39,3 +39,23 @@ pub mod waters;
 pub use catalog::Catalog;
 pub use config::{Manifest, Role, Rules};
 pub use error::{Error, Result};
+
+/// A real data file beside the repository (`../shared/data/real/REL`), for unit tests: its
+/// path, or None with a SKIP line when it is missing outside CI; missing in CI fails, as the
+/// integration tests' `common::real` does.
+#[cfg(test)]
+pub(crate) fn real_data(rel: &str) -> Option<std::path::PathBuf> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/real")
+        .join(rel);
+    if p.exists() {
+        return Some(p);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "real data missing in CI: {}",
+        p.display()
+    );
+    eprintln!("SKIP: real data missing at {}", p.display());
+    None
+}

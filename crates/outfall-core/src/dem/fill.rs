@@ -353,17 +353,9 @@ mod tests {
 
     #[test]
     fn the_traced_fill_equals_the_plain_priority_flood_on_johnson() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/data/real/stormcatchments/johnson_vt/dem.tif");
-        if !path.exists() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI is set but the Johnson DEM is missing at {}",
-                path.display()
-            );
-            eprintln!("skipped: no Johnson DEM at {}", path.display());
+        let Some(path) = crate::real_data("stormcatchments/johnson_vt/dem.tif") else {
             return;
-        }
+        };
         let raw = crate::dem::read::read(&path, None).expect("Johnson DEM reads");
         let mut z = raw.elevation_m;
         crate::dem::mask_nodata(&mut z, raw.nodata);

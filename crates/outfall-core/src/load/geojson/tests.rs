@@ -285,23 +285,16 @@ mod splitter {
 /// Real data lives beside the repository; CI fails without it, elsewhere the test skips.
 #[test]
 fn real_files_split_as_serde_reads_them() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/real");
     for rel in [
         "massgis-bellingham-parcels/bellingham_ma_parcels_fy2026.geojson",
         "nhdplusv2-new-hope-nc/new_hope_flowlines.geojson",
         // An empty geometry and invalid polygons among its features.
         "ca-303d-2014-2016/ca_303d_2014_2016_polygons.geojson",
     ] {
-        let path = root.join(rel);
-        let Ok(bytes) = std::fs::read(&path) else {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "real data missing in CI: {}",
-                path.display()
-            );
-            eprintln!("SKIP: real data missing at {}", path.display());
+        let Some(path) = crate::real_data(rel) else {
             continue;
         };
+        let bytes = std::fs::read(&path).expect("the real file reads");
         let cfg = crate::load::upload_config("t.geojson", None);
         assert!(
             split_doc(&bytes, &path, &cfg, false, &None).is_some(),
