@@ -95,22 +95,30 @@ impl PreparedProbe {
         dx.hypot(dy)
     }
 
-    /// The exact planar distance in metres from the probe to a lon/lat geometry.
-    pub fn distance_m(&self, target: &Geometry<f64>) -> f64 {
+    /// The exact planar distance in metres from the probe to a lon/lat geometry when it is
+    /// at most `bound_m`, else `None`. A water that cannot be among the nearest is given up
+    /// as soon as that is certain: the bound prunes its segments from the start, where an
+    /// unbounded measure first finds its own best (for a large site, most of the check).
+    pub fn distance_within_m(&self, target: &Geometry<f64>, bound_m: f64) -> Option<f64> {
+        let within = |d: f64| (d <= bound_m).then_some(d);
         if let Some(r) = &self.rings {
             // Lines (every flowline) are projected into this thread's buffers rather than
             // copied as a new geometry: most waters measured are lines, twenty per check.
+            // A little above the bound, so that a distance equal to it is still measured.
+            let seed = bound_m * (1.0 + 1e-9) + 1e-9;
             if let Some(d) =
-                SCRATCH.with(|s| r.line_distance(target, &self.frame, &mut s.borrow_mut()))
+                SCRATCH.with(|s| r.line_distance(target, &self.frame, seed, &mut s.borrow_mut()))
             {
-                return d;
+                return within(d);
             }
         }
         let target_m = self.frame.project(target);
-        self.rings
-            .as_ref()
-            .and_then(|r| r.distance(&target_m))
-            .unwrap_or_else(|| Euclidean.distance(&self.geometry, &target_m))
+        within(
+            self.rings
+                .as_ref()
+                .and_then(|r| r.distance(&target_m))
+                .unwrap_or_else(|| Euclidean.distance(&self.geometry, &target_m)),
+        )
     }
 }
 
@@ -153,17 +161,20 @@ fn segments(line: &[Coord<f64>]) -> impl Iterator<Item = Line<f64>> + '_ {
 }
 
 impl RingIndex {
-    /// The distance to a LineString or MultiLineString, projected into `s`; `None` for
-    /// other shapes.
+    /// The distance to a LineString or MultiLineString, projected into `s`, or `seed` when
+    /// it is no less (see [`Self::measure`]); `None` for other shapes.
     fn line_distance(
         &self,
         target: &Geometry<f64>,
         frame: &LocalFrame,
+        seed: f64,
         s: &mut Scratch,
     ) -> Option<f64> {
         match target {
-            Geometry::LineString(l) => Some(self.line_distance_of(std::iter::once(l), frame, s)),
-            Geometry::MultiLineString(ml) => Some(self.line_distance_of(ml.iter(), frame, s)),
+            Geometry::LineString(l) => {
+                Some(self.line_distance_of(std::iter::once(l), frame, seed, s))
+            }
+            Geometry::MultiLineString(ml) => Some(self.line_distance_of(ml.iter(), frame, seed, s)),
             _ => None,
         }
     }
@@ -172,6 +183,7 @@ impl RingIndex {
         &self,
         lines: impl Iterator<Item = &'a LineString<f64>>,
         frame: &LocalFrame,
+        seed: f64,
         s: &mut Scratch,
     ) -> f64 {
         let Scratch {
@@ -194,7 +206,7 @@ impl RingIndex {
             points: &[],
             bbox,
         };
-        self.measure(&t, by_box, near)
+        self.measure(&t, seed, by_box, near)
     }
 
     /// `None` when the target's shape is one geo should measure.
@@ -218,14 +230,16 @@ impl RingIndex {
             points: &points,
             bbox: target.bounding_rect(),
         };
-        Some(self.measure(&t, &mut Vec::new(), &mut Vec::new()))
+        Some(self.measure(&t, f64::INFINITY, &mut Vec::new(), &mut Vec::new()))
     }
 
     /// geo's distance from the probe to a target in metres: 0 when they meet, else the
-    /// least distance between a vertex of one and a segment of the other.
+    /// least distance between a vertex of one and a segment of the other; `seed` when that
+    /// is no less (only what can beat the best so far is measured, and the best starts there).
     fn measure(
         &self,
         t: &Target,
+        seed: f64,
         by_box: &mut Vec<(f64, Coord<f64>)>,
         near: &mut Vec<Coord<f64>>,
     ) -> f64 {
@@ -267,11 +281,12 @@ impl RingIndex {
             t.lines()
                 .flatten()
                 .chain(t.points)
-                .map(|c| (self.clear_of_box2(*c), *c)),
+                .map(|c| (self.clear_of_box2(*c), *c))
+                .filter(|(box2, _)| *box2 <= seed * seed * (1.0 + 1e-9)),
         );
         // The vertex nearest the box seeds the best, so only the few that can still beat it
         // are sorted (sorting every vertex of a long flowline cost more than measuring).
-        let mut best = f64::INFINITY;
+        let mut best = seed;
         if let Some(&(_, c)) = by_box.iter().min_by(|a, b| a.0.total_cmp(&b.0)) {
             best = self.segments.nearest_within(c, best);
             if best.is_finite() {
@@ -525,7 +540,7 @@ mod tests {
     }
 
     /// The prepared distance is geo's own `Euclidean` distance in the same frame, exactly,
-    /// for small probes (scanned) and large ones (indexed by runs), to lines that miss, touch,
+    /// bounded or not, for small probes (scanned) and large ones (indexed by runs), to lines that miss, touch,
     /// cross or lie inside the probe, and to polygons and points.
     #[test]
     fn the_prepared_distance_is_geos_distance() {
@@ -563,7 +578,19 @@ mod tests {
                     _ => Geometry::Point(Point(lines[0].0[0])),
                 };
                 let want = Euclidean.distance(&frame.project(&probe), &frame.project(&target));
-                prop_assert_eq!(prepared.distance_m(&target), want, "shape {}", shape);
+                prop_assert_eq!(
+                    prepared.distance_within_m(&target, f64::INFINITY),
+                    Some(want),
+                    "shape {}",
+                    shape
+                );
+                // Bounded: the same distance when it is within the bound (equal included,
+                // as a tie with the k-th water counts), none when it is beyond.
+                for bound in [want, want * 1.01 + 1e-6, want * 0.99, want / 2.0, 0.0] {
+                    let got = prepared.distance_within_m(&target, bound);
+                    let expect = (want <= bound).then_some(want);
+                    prop_assert_eq!(got, expect, "shape {} bound {}", shape, bound);
+                }
                 Ok(())
             })
             .unwrap();

@@ -79,7 +79,11 @@ pub(super) fn candidates_near(
         if lb > kth || crate::budget::spent() {
             break;
         }
-        let d = prepared.distance_m(&catalog.layers[li].features[fi].geometry);
+        // Only a water no farther than the k-th so far can be among the k.
+        let geometry = &catalog.layers[li].features[fi].geometry;
+        let Some(d) = prepared.distance_within_m(geometry, kth) else {
+            continue;
+        };
         if d <= radius_m {
             out.push((
                 order,
