@@ -27,7 +27,6 @@ struct RingIndex {
     /// The probe's bounding box in metres: a point or segment clear of it is clear of the
     /// probe, and its distance to the box bounds its distance to the probe from below.
     rect_m: Rect<f64>,
-    polygons: Vec<Polygon<f64>>,
     segments: Segments,
 }
 
@@ -39,6 +38,16 @@ const INDEX_FROM_SEGMENTS: usize = 64;
 /// other, so a run's box stays tight, and the tree has a sixteenth of the entries to build
 /// (building one entry per segment and per vertex was a fifth of the four steps).
 const RUN: usize = 16;
+
+/// The polygons of a probe in metres (none for a point or line probe): the index keeps
+/// only segments, and these are read in place for containment rather than copied.
+fn polygons_of(g: &Geometry<f64>) -> &[Polygon<f64>] {
+    match g {
+        Geometry::Polygon(p) => std::slice::from_ref(p),
+        Geometry::MultiPolygon(mp) => &mp.0,
+        _ => &[],
+    }
+}
 
 /// The probe's ring segments (whose starts are every vertex, rings being closed), scanned
 /// or indexed by runs.
@@ -54,11 +63,7 @@ impl PreparedProbe {
     pub fn new(probe: &Geometry<f64>, frame: LocalFrame) -> Option<PreparedProbe> {
         let geometry = frame.project(probe);
         let rect_m = geometry.bounding_rect()?;
-        let polygons: Vec<Polygon<f64>> = match &geometry {
-            Geometry::Polygon(p) => vec![p.clone()],
-            Geometry::MultiPolygon(mp) => mp.0.clone(),
-            _ => Vec::new(),
-        };
+        let polygons = polygons_of(&geometry);
         let rings = (!polygons.is_empty()).then(|| {
             let lines: Vec<Line<f64>> = polygons
                 .iter()
@@ -70,11 +75,7 @@ impl PreparedProbe {
             } else {
                 Segments::runs(lines)
             };
-            RingIndex {
-                rect_m,
-                segments,
-                polygons,
-            }
+            RingIndex { rect_m, segments }
         });
         Some(PreparedProbe {
             frame,
@@ -106,8 +107,9 @@ impl PreparedProbe {
             // copied as a new geometry: most waters measured are lines, twenty per check.
             // A little above the bound, so that a distance equal to it is still measured.
             let seed = bound_m * (1.0 + 1e-9) + 1e-9;
-            if let Some(d) =
-                SCRATCH.with(|s| r.line_distance(target, &self.frame, seed, &mut s.borrow_mut()))
+            let polygons = polygons_of(&self.geometry);
+            if let Some(d) = SCRATCH
+                .with(|s| r.line_distance(polygons, target, &self.frame, seed, &mut s.borrow_mut()))
             {
                 return within(d);
             }
@@ -116,7 +118,7 @@ impl PreparedProbe {
         within(
             self.rings
                 .as_ref()
-                .and_then(|r| r.distance(&target_m))
+                .and_then(|r| r.distance(polygons_of(&self.geometry), &target_m))
                 .unwrap_or_else(|| Euclidean.distance(&self.geometry, &target_m)),
         )
     }
@@ -165,6 +167,7 @@ impl RingIndex {
     /// it is no less (see [`Self::measure`]); `None` for other shapes.
     fn line_distance(
         &self,
+        polygons: &[Polygon<f64>],
         target: &Geometry<f64>,
         frame: &LocalFrame,
         seed: f64,
@@ -172,15 +175,18 @@ impl RingIndex {
     ) -> Option<f64> {
         match target {
             Geometry::LineString(l) => {
-                Some(self.line_distance_of(std::iter::once(l), frame, seed, s))
+                Some(self.line_distance_of(polygons, std::iter::once(l), frame, seed, s))
             }
-            Geometry::MultiLineString(ml) => Some(self.line_distance_of(ml.iter(), frame, seed, s)),
+            Geometry::MultiLineString(ml) => {
+                Some(self.line_distance_of(polygons, ml.iter(), frame, seed, s))
+            }
             _ => None,
         }
     }
 
     fn line_distance_of<'a>(
         &self,
+        polygons: &[Polygon<f64>],
         lines: impl Iterator<Item = &'a LineString<f64>>,
         frame: &LocalFrame,
         seed: f64,
@@ -206,11 +212,11 @@ impl RingIndex {
             points: &[],
             bbox,
         };
-        self.measure(&t, seed, by_box, near)
+        self.measure(polygons, &t, seed, by_box, near)
     }
 
     /// `None` when the target's shape is one geo should measure.
-    fn distance(&self, target: &Geometry<f64>) -> Option<f64> {
+    fn distance(&self, polygons: &[Polygon<f64>], target: &Geometry<f64>) -> Option<f64> {
         let mut lines: Vec<&LineString<f64>> = Vec::new();
         let mut target_polygons: Vec<&Polygon<f64>> = Vec::new();
         let mut points: Vec<Coord<f64>> = Vec::new();
@@ -230,7 +236,13 @@ impl RingIndex {
             points: &points,
             bbox: target.bounding_rect(),
         };
-        Some(self.measure(&t, f64::INFINITY, &mut Vec::new(), &mut Vec::new()))
+        Some(self.measure(
+            polygons,
+            &t,
+            f64::INFINITY,
+            &mut Vec::new(),
+            &mut Vec::new(),
+        ))
     }
 
     /// geo's distance from the probe to a target in metres: 0 when they meet, else the
@@ -238,6 +250,7 @@ impl RingIndex {
     /// is no less (only what can beat the best so far is measured, and the best starts there).
     fn measure(
         &self,
+        polygons: &[Polygon<f64>],
         t: &Target,
         seed: f64,
         by_box: &mut Vec<(f64, Coord<f64>)>,
@@ -262,11 +275,11 @@ impl RingIndex {
         // the probe wholly inside or outside each target polygon, so one vertex decides.
         let firsts = t.lines().filter_map(|l| l.first()).chain(t.points);
         for c in firsts {
-            if self.clear_of_box2(*c) == 0.0 && self.polygons.iter().any(|p| p.intersects(c)) {
+            if self.clear_of_box2(*c) == 0.0 && polygons.iter().any(|p| p.intersects(c)) {
                 return 0.0;
             }
         }
-        for first in self.polygons.iter().filter_map(|p| p.exterior().0.first()) {
+        for first in polygons.iter().filter_map(|p| p.exterior().0.first()) {
             if t.polygons.iter().any(|p| p.intersects(first)) {
                 return 0.0;
             }
