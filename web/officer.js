@@ -299,12 +299,13 @@ async function siteTools(outfall, report, id) {
       if (r.etag) etag = r.etag;
       const at = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
       showNote(id, "ok", `${what} recorded for site ${id} at ${at}. The list, the counts and the map show it.`);
-      outfall.lastEdit = { id, what, status: r.status };
+      // `lastEdit` is set once the view shows the edit: the forms are rebuilt by the refresh,
+      // and anything that acts on them before then acts on forms about to be replaced.
       await outfall.refresh(id);
+      outfall.lastEdit = { id, what, status: r.status };
       return;
     }
     const text = problem(r);
-    outfall.lastEdit = { id, what, status: r.status, problem: text };
     if (r.status === 412) {
       showNote(id, "conflict", text, async () => {
         const fresh = await call("GET", path);
@@ -313,6 +314,7 @@ async function siteTools(outfall, report, id) {
       await outfall.refresh(id);
     } else if (form) formMessage(form, text);
     else showNote(id, "problem", text);
+    outfall.lastEdit = { id, what, status: r.status, problem: text };
   };
   const save = async (change, what, form) => {
     const send = (tag) => call("PATCH", path, change, tag);

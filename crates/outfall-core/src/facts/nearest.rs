@@ -553,8 +553,8 @@ mod tests {
     }
 
     /// The prepared distance is geo's own `Euclidean` distance in the same frame, exactly,
-    /// bounded or not, for small probes (scanned) and large ones (indexed by runs), to lines that miss, touch,
-    /// cross or lie inside the probe, and to polygons and points.
+    /// bounded or not, for small probes (scanned) and large ones (indexed by runs), to lines
+    /// that miss, touch, cross or lie inside the probe, and to polygons and points.
     #[test]
     fn the_prepared_distance_is_geos_distance() {
         let radii = prop::collection::vec(0.0005f64..0.002, 5..120);

@@ -31,14 +31,12 @@ const PIECE: usize = 4096;
 /// coordinate (in file order).
 pub(super) type Decoded = (Vec<Feature>, Vec<IndexEntry>);
 
-/// `len` bytes of `file` from `at`, read in 8 MiB parts on every core: one thread copying
-/// from the page cache (and faulting in the buffer) was two fifths of a 100k-parcel load.
-fn read_at(file: &File, path: &Path, at: u64, len: usize, into: &mut Vec<u8>) -> Result<()> {
+/// `into.len()` bytes of `file` from `at`, read in 8 MiB parts on every core: one thread
+/// copying from the page cache (and faulting in the buffer) was two fifths of a 100k-parcel
+/// load.
+fn read_at(file: &File, path: &Path, at: u64, into: &mut [u8]) -> Result<()> {
     const PART: usize = 8 << 20;
-    let from = into.len();
-    into.resize(from + len, 0);
-    into[from..]
-        .par_chunks_mut(PART)
+    into.par_chunks_mut(PART)
         .enumerate()
         .try_for_each(|(i, part)| file.read_exact_at(part, at + (i * PART) as u64))
         .map_err(|e| Error::io(path, e))
@@ -56,11 +54,11 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
         )));
     }
     let len = usize::try_from(len).map_err(|_| damaged("too large for this machine".into()))?;
-    let mut head = Vec::new();
-    read_at(&file, path, 0, 12.min(len), &mut head)?;
+    let mut head = vec![0; 12.min(len)];
+    read_at(&file, path, 0, &mut head)?;
     let head_len = fgbread::header_bytes(&head).min(len);
-    head.clear();
-    read_at(&file, path, 0, head_len, &mut head)?;
+    head.resize(head_len, 0);
+    read_at(&file, path, 0, &mut head)?;
     let (parsed, start, count) = fgbread::parse_header(&head, path, len).map_err(|e| match e {
         Error::Format { reason, .. } => damaged(reason),
         other => other,
@@ -79,13 +77,19 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
     let mut entries: Vec<IndexEntry> = Vec::with_capacity(count);
     let mut taken = vec![false; count];
     let (mut at, mut seen) = (start, 0usize);
-    // A piece ends inside a feature; its tail starts the next piece.
-    let mut buf: Vec<u8> = Vec::new();
+    // A piece ends inside a feature; its tail (the first `kept` bytes) starts the next
+    // piece. The buffer keeps its length from piece to piece and is read over, so it is
+    // zeroed only where it grows, not a piece's worth per piece (5 GB at New York's scale).
+    let (mut buf, mut kept): (Vec<u8>, usize) = (Vec::new(), 0);
     while at < len {
         let take = PIECE.min(len - at);
-        read_at(&file, path, at as u64, take, &mut buf)?;
+        if buf.len() < kept + take {
+            buf.resize(kept + take, 0);
+        }
+        read_at(&file, path, at as u64, &mut buf[kept..kept + take])?;
         at += take;
-        let (pieces, whole) = complete_features(&buf);
+        let filled = kept + take;
+        let (pieces, whole) = complete_features(&buf[..filled]);
         let decoded: Vec<_> = pieces
             .par_iter()
             .with_min_len(256)
@@ -106,9 +110,10 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
             features.push(f);
             places.push(place as u32);
         }
-        buf.drain(..whole);
+        buf.copy_within(whole..filled, 0);
+        kept = filled - whole;
     }
-    if !buf.is_empty() {
+    if kept > 0 {
         return Err(damaged(format!("it ends inside feature {}", seen + 1)));
     }
     if seen != count {
