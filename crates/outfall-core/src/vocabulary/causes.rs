@@ -209,13 +209,28 @@ impl<'a> CauseVocabulary<'a> {
         causes.iter().flat_map(|c| self.matches(c)).collect()
     }
 
-    /// The causes that match at least one term, in order.
+    /// The causes that match at least one term, in order. Only whether a part matches is
+    /// asked, so no match is built (each copied its term, group and sources, for every
+    /// listed water of every check).
     pub fn causes_matching(&self, causes: &[String]) -> Vec<String> {
         causes
             .iter()
-            .filter(|c| !self.matches(c).is_empty())
+            .filter(|c| {
+                candidate_parts(c)
+                    .iter()
+                    .any(|(_, text)| self.has_term(text))
+            })
             .cloned()
             .collect()
+    }
+
+    /// Whether a normalised part equals a term: as [`Self::term_for`] finds one.
+    fn has_term(&self, text: &str) -> bool {
+        self.shipped.is_some_and(|s| s.index.contains_key(text))
+            || self
+                .extra
+                .iter()
+                .any(|k| normalized_chars(k).eq(text.chars()))
     }
 
     /// The shipped term, else the first extra term, equal to one normalised part of a cause.
@@ -360,6 +375,38 @@ mod tests {
             .into_iter()
             .map(|m| m.term)
             .collect()
+    }
+
+    /// The quick test of `causes_matching` keeps exactly the causes `matches` finds a term
+    /// in, on every cause California's 303(d) lines list (and a manifest's extra terms).
+    #[test]
+    fn causes_matching_keeps_the_causes_with_a_match() {
+        let Some(path) = crate::real_data("ca-303d-2014-2016/ca_303d_2014_2016_lines.geojson")
+        else {
+            return;
+        };
+        let text = std::fs::read_to_string(&path).expect("read");
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+        let mut causes: Vec<String> = doc["features"]
+            .as_array()
+            .expect("features")
+            .iter()
+            .filter_map(|f| f["properties"]["pollutant"].as_str())
+            .flat_map(|p| p.split(" | ").map(str::to_string))
+            .collect();
+        causes.sort();
+        causes.dedup();
+        let extra = vec!["Trash".to_string(), "turbidity".to_string()];
+        let v = CauseVocabulary::with_extra(&extra);
+        let want: Vec<String> = causes
+            .iter()
+            .filter(|c| !v.matches(c).is_empty())
+            .cloned()
+            .collect();
+        let got = v.causes_matching(&causes);
+        assert_eq!(got, want);
+        assert!(got.len() >= 5 && got.len() + 50 < causes.len(), "{got:?}");
+        assert!(got.iter().any(|c| c == "Trash"), "an extra term matches");
     }
 
     #[test]
