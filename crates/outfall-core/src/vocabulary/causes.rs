@@ -175,6 +175,13 @@ pub fn shipped() -> Result<&'static Shipped> {
         })
 }
 
+/// Where a part's term was found: a shipped term, or a manifest's extra term (made into a
+/// term only when a match is built).
+enum Found<'a> {
+    Shipped(&'static Term),
+    Extra(&'a str),
+}
+
 /// The shipped terms plus a manifest's extra terms: a view, free to make for every check.
 #[derive(Debug, Clone, Copy)]
 pub struct CauseVocabulary<'a> {
@@ -224,13 +231,9 @@ impl<'a> CauseVocabulary<'a> {
             .collect()
     }
 
-    /// Whether a normalised part equals a term: as [`Self::term_for`] finds one.
+    /// Whether a normalised part equals a term, found as [`Self::term_for`] finds it.
     fn has_term(&self, text: &str) -> bool {
-        self.shipped.is_some_and(|s| s.index.contains_key(text))
-            || self
-                .extra
-                .iter()
-                .any(|k| normalized_chars(k).eq(text.chars()))
+        self.find(text).is_some()
     }
 
     /// The shipped term, else the first extra term, equal to one normalised part of a cause.
@@ -242,15 +245,23 @@ impl<'a> CauseVocabulary<'a> {
             sources: t.sources.clone(),
             part,
         };
+        match self.find(text)? {
+            Found::Shipped(t) => Some(found(t)),
+            Found::Extra(k) => Some(found(&extra_term(k))),
+        }
+    }
+
+    /// The one lookup both use: the shipped index first, then the extra terms in order.
+    fn find(&self, text: &str) -> Option<Found<'a>> {
         if let Some(s) = self.shipped {
             if let Some(&i) = s.index.get(text) {
-                return s.terms.get(i).map(found);
+                return s.terms.get(i).map(Found::Shipped);
             }
         }
         self.extra
             .iter()
             .find(|k| normalized_chars(k).eq(text.chars()))
-            .map(|k| found(&extra_term(k)))
+            .map(|k| Found::Extra(k))
     }
 
     /// The rows `outfall rules` prints: the shipped terms, then the manifest's extra terms
