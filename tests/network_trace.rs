@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use geo_types::{coord, LineString};
 use outfall_core::network::{
-    clean_name, display_names, BuildMode, Network, NetworkAttrs, Reach, TraceEnd,
+    clean_name, display_names, step_names, BuildMode, Network, NetworkAttrs, Reach, TraceEnd,
     DEFAULT_SNAP_TOLERANCE_M,
 };
 
@@ -378,6 +378,18 @@ fn unnamed_tributary_naming() {
             "unnamed tributary"
         ]
     );
+    // The names kept unwritten match the written ones, and each matches only its own
+    // text (a receiving water's name note finds its step by it).
+    let written = display_names(&t, |r| net.reach(r).name.as_deref());
+    let kept = step_names(&t, |r| net.reach(r).name.as_deref());
+    for (k, w) in kept.iter().zip(&written) {
+        assert_eq!(&k.to_string(), w);
+        assert!(*k == *w.as_str());
+    }
+    assert!(kept[0] != *"unnamed tributary");
+    assert!(kept[0] != *"Mud Creek");
+    assert!(kept[2] != *"unnamed tributary to Mud Creek");
+    assert!(kept[3] != *"unnamed tributary to Mud Creek");
     assert_eq!(clean_name(Some(" ")), None);
     assert_eq!(
         clean_name(Some(" Mud Creek ")).as_deref(),

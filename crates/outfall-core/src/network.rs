@@ -24,7 +24,9 @@ use geo::{Geodesic, Length};
 use geo_types::LineString;
 
 pub use geometry::DEFAULT_SNAP_TOLERANCE_M;
-pub use trace::{display_names, Divergence, Step, Trace, TraceEnd, UNNAMED_TRIBUTARY};
+pub use trace::{
+    display_names, step_names, Divergence, Step, StepName, Trace, TraceEnd, UNNAMED_TRIBUTARY,
+};
 
 /// One stream reach (flowline).
 #[derive(Debug, Clone, PartialEq)]

@@ -40,9 +40,35 @@ pub(super) fn overlay_union<'a>(
 ) -> Vec<Polygon<f64>> {
     use i_overlay::core::{fill_rule::FillRule, overlay_rule::OverlayRule};
     use i_overlay::float::overlay::{FloatOverlay, OverlayOptions};
+    /// Unions up to this many vertices reuse their thread's overlay, so that what it keeps
+    /// between calls stays small.
+    const REUSED_UP_TO: usize = 4096;
+    thread_local! {
+        // A site's union is small and i_overlay's working storage is most of its cost
+        // beyond the sweep: refilled rather than allocated anew, the same overlay with the
+        // same adapter (`reinit_with_subj` scales as `with_subj_custom` does) gives the same
+        // shapes.
+        static OVERLAY: std::cell::RefCell<FloatOverlay<[f64; 2]>> = std::cell::RefCell::new(
+            FloatOverlay::new_empty(OverlayOptions::ogc(), Default::default(), 0),
+        );
+    }
     let paths = paths_of(polys);
-    let shapes = FloatOverlay::with_subj_custom(&paths, OverlayOptions::ogc(), Default::default())
-        .overlay(OverlayRule::Subject, FillRule::Positive);
+    let rule = (OverlayRule::Subject, FillRule::Positive);
+    let fresh = |paths: &Vec<Vec<[f64; 2]>>| {
+        FloatOverlay::with_subj_custom(paths, OverlayOptions::ogc(), Default::default())
+            .overlay(rule.0, rule.1)
+    };
+    let shapes = if paths.iter().map(Vec::len).sum::<usize>() <= REUSED_UP_TO {
+        OVERLAY.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut overlay) => {
+                overlay.reinit_with_subj(&paths);
+                overlay.overlay(rule.0, rule.1)
+            }
+            Err(_) => fresh(&paths),
+        })
+    } else {
+        fresh(&paths)
+    };
     polygons_from(shapes)
 }
 

@@ -440,14 +440,14 @@ fn follow_downstream(
         .iter()
         .map(|s| Reach {
             id: h.reach_id(&catalog.layers, s.reach).to_string(),
-            name: s.name.clone(),
+            name: s.name.to_string(),
             length_m: round1(s.length_m),
             distance_m: round1((s.distance_m - offset).max(0.0)),
             impaired: !s.impairments.is_empty(),
             causes: all_causes(s.impairments),
             impaired_ids: s.impairments.iter().map(|i| i.id.clone()).collect(),
             name_source: s.name_source.map(str::to_string),
-            nhd_name: s.nhd_name.clone(),
+            nhd_name: s.nhd_name.map(|n| n.to_string()),
             segment: s.segment.map(str::to_string),
             assessment: s.assessment,
         })
@@ -464,7 +464,7 @@ fn follow_downstream(
     out.names = h.receiving_names(&trace);
     out.name_notes = name_notes(&out.names, &trace);
     if out.entry.water_kind.as_deref() != Some("waterbody") {
-        out.entry.water_name = trace.first().map(|s| s.name.clone());
+        out.entry.water_name = trace.first().map(|s| s.name.to_string());
     }
     for (i, (s, r)) in trace.iter().zip(&out.downstream).enumerate() {
         let uncovered = r.assessment == crate::waters::NOT_COVERED
@@ -501,10 +501,10 @@ fn name_notes(names: &[String], trace: &[crate::waters::TraceStep]) -> Vec<Strin
     names
         .iter()
         .filter_map(|n| {
-            let s = trace.iter().find(|s| &s.name == n)?;
+            let s = trace.iter().find(|s| s.name == *n.as_str())?;
             let source = s.name_source?;
-            let nhd = s.nhd_name.as_deref();
-            if nhd == Some(n.as_str()) {
+            let nhd = s.nhd_name;
+            if nhd.is_some_and(|x| x == *n.as_str()) {
                 return None;
             }
             let nhd_words = nhd.map(|x| format!("; NHD: {x}")).unwrap_or_default();

@@ -126,24 +126,65 @@ impl Network {
     }
 }
 
+/// A step's SWPPP name, kept as what it is made of and written out only when shown: most
+/// traces are followed for their impairments and never print a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepName<'a> {
+    /// The reach's own name.
+    Own(&'a str),
+    /// "unnamed tributary to X".
+    TributaryTo(&'a str),
+    /// "unnamed tributary": no named water below it.
+    Unnamed,
+}
+
+impl std::fmt::Display for StepName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StepName::Own(n) => f.write_str(n),
+            StepName::TributaryTo(x) => write!(f, "unnamed tributary to {x}"),
+            StepName::Unnamed => f.write_str(UNNAMED_TRIBUTARY),
+        }
+    }
+}
+
+/// Whether the name reads exactly `text`, without writing it out.
+impl PartialEq<str> for StepName<'_> {
+    fn eq(&self, text: &str) -> bool {
+        match self {
+            StepName::Own(n) => *n == text,
+            StepName::TributaryTo(x) => text.strip_prefix("unnamed tributary to ") == Some(*x),
+            StepName::Unnamed => text == UNNAMED_TRIBUTARY,
+        }
+    }
+}
+
 /// SWPPP names, one per step: a named reach keeps its name; an unnamed reach is
 /// "unnamed tributary to X", X being the first named reach further down the trace, or plain
 /// "unnamed tributary" when none is named before the trace ends. `name_of` gives a reach's own
 /// name (a caller may also name lake paths after their lake). Consecutive duplicates are kept
 /// (one entry per step); dedupe for a receiving-water list.
 pub fn display_names<'a>(trace: &Trace, name_of: impl Fn(usize) -> Option<&'a str>) -> Vec<String> {
-    let mut out = vec![String::new(); trace.steps.len()];
+    step_names(trace, name_of)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// [`display_names`] as [`StepName`]s, nothing written out.
+pub fn step_names<'a>(
+    trace: &Trace,
+    name_of: impl Fn(usize) -> Option<&'a str>,
+) -> Vec<StepName<'a>> {
+    let mut out = vec![StepName::Unnamed; trace.steps.len()];
     let mut next_named: Option<&str> = None;
     for (i, step) in trace.steps.iter().enumerate().rev() {
         out[i] = match name_of(step.reach) {
             Some(name) => {
                 next_named = Some(name);
-                name.to_owned()
+                StepName::Own(name)
             }
-            None => match next_named {
-                Some(x) => format!("unnamed tributary to {x}"),
-                None => UNNAMED_TRIBUTARY.to_owned(),
-            },
+            None => next_named.map_or(StepName::Unnamed, StepName::TributaryTo),
         };
     }
     out

@@ -6,7 +6,7 @@ use crate::config::{Role, Rules};
 use crate::layer::{ImpairedTable, Layer};
 use crate::measure::LocalFrame;
 use crate::network::{
-    display_names, Network, NetworkAttrs, Reach as NetReach, TraceEnd, UNNAMED_TRIBUTARY,
+    step_names, Network, NetworkAttrs, Reach as NetReach, StepName, Trace, TraceEnd,
 };
 use geo::{BoundingRect, Contains, Distance, Euclidean, InteriorPoint, InterpolateLine};
 use geo_types::{Geometry, LineString, Point};
@@ -21,7 +21,7 @@ pub type Split = (usize, usize, Vec<usize>);
 pub struct TraceStep<'a> {
     pub reach: usize,
     /// The SWPPP name: own name, the lake it runs through, or "unnamed tributary to X".
-    pub name: String,
+    pub name: StepName<'a>,
     pub named: bool,
     pub distance_m: f64,
     pub length_m: f64,
@@ -31,7 +31,7 @@ pub struct TraceStep<'a> {
     pub name_source: Option<&'a str>,
     /// The name the national data set gives (`fields.nhd_name`), "unnamed tributary to X"
     /// when it gives none; None when the layer has no such column.
-    pub nhd_name: Option<String>,
+    pub nhd_name: Option<StepName<'a>>,
     /// The assessment segment (the join key) the reach belongs to, its own or its lake's.
     pub segment: Option<&'a str>,
     /// How the loaded list speaks of the reach (`waters::assessment`), decided at load.
@@ -305,16 +305,37 @@ impl Hydro {
 
     /// The national data set's name of a reach, "unnamed tributary to X" (X the first name
     /// down the main path) when it has none; None when the layer has no such column.
-    pub fn nhd_display_name(&self, r: usize) -> Option<String> {
+    pub fn nhd_display_name(&self, r: usize) -> Option<StepName<'_>> {
         let nhd = self.nhd_names.as_ref()?;
         Some(self.name_down(r, |x| nhd[x].as_deref()))
     }
 
+    /// [`Self::nhd_display_name`] of every step of a trace: within the trace, the first name
+    /// further down it (the trace follows the same main path); past its last named step, the
+    /// walk down the network, which only an outlet settles without walking.
+    fn nhd_step_names(&self, t: &Trace) -> Option<Vec<StepName<'_>>> {
+        let nhd = self.nhd_names.as_ref()?;
+        let mut names = step_names(t, |x| nhd[x].as_deref());
+        if t.end != TraceEnd::Outlet {
+            let tail = names.iter().rev().take_while(|n| **n == StepName::Unnamed);
+            let unnamed_tail = tail.count();
+            let first = names.len() - unnamed_tail;
+            for (name, step) in names[first..].iter_mut().zip(&t.steps[first..]) {
+                *name = self.name_down(step.reach, |x| nhd[x].as_deref());
+            }
+        }
+        Some(names)
+    }
+
     /// A reach's name by `name_of`, or "unnamed tributary to X" after the first named reach
     /// down the main path.
-    fn name_down<'a>(&'a self, r: usize, name_of: impl Fn(usize) -> Option<&'a str>) -> String {
+    fn name_down<'a>(
+        &'a self,
+        r: usize,
+        name_of: impl Fn(usize) -> Option<&'a str>,
+    ) -> StepName<'a> {
         if let Some(n) = name_of(r) {
-            return n.to_string();
+            return StepName::Own(n);
         }
         let mut seen = std::collections::HashSet::from([r]);
         let mut at = r;
@@ -323,11 +344,11 @@ impl Hydro {
                 break;
             }
             if let Some(n) = name_of(next) {
-                return format!("unnamed tributary to {n}");
+                return StepName::TributaryTo(n);
             }
             at = next;
         }
-        UNNAMED_TRIBUTARY.into()
+        StepName::Unnamed
     }
 
     pub fn reach_of(&self, layer: usize, feature: usize) -> Option<usize> {
@@ -355,7 +376,7 @@ impl Hydro {
     /// The SWPPP name of a reach on its own: its name, the lake it runs through, or
     /// "unnamed tributary to X" with X the first named water down the main path.
     pub fn display_name(&self, r: usize) -> String {
-        self.name_down(r, |x| self.names[x].as_deref())
+        self.name_down(r, |x| self.names[x].as_deref()).to_string()
     }
 
     /// Impairments matched to a reach.
@@ -366,12 +387,14 @@ impl Hydro {
     /// The downstream path from `start`, named the way a SWPPP names waters.
     pub fn trace(&self, start: usize, limit_m: f64) -> (Vec<TraceStep<'_>>, Vec<Split>, TraceEnd) {
         let t = self.network.trace(start, limit_m);
-        let names = display_names(&t, |r| self.names[r].as_deref());
+        let names = step_names(&t, |r| self.names[r].as_deref());
+        let nhd_names = self.nhd_step_names(&t);
         let steps: Vec<TraceStep> = t
             .steps
             .iter()
             .zip(names)
-            .map(|(s, name)| TraceStep {
+            .enumerate()
+            .map(|(i, (s, name))| TraceStep {
                 reach: s.reach,
                 name,
                 named: self.names[s.reach].is_some(),
@@ -379,7 +402,7 @@ impl Hydro {
                 length_m: s.length_m,
                 impairments: &self.impairments[s.reach],
                 name_source: self.name_sources[s.reach].as_deref(),
-                nhd_name: self.nhd_display_name(s.reach),
+                nhd_name: nhd_names.as_ref().map(|n| n[i]),
                 segment: self.segments[s.reach].as_deref(),
                 assessment: self.assessments[s.reach],
             })
@@ -418,11 +441,11 @@ impl Hydro {
         let mut out = Vec::new();
         if let Some(first) = steps.first() {
             if !first.named {
-                out.push(first.name.clone());
+                out.push(first.name.to_string());
             }
         }
         if let Some(named) = steps.iter().find(|s| s.named) {
-            out.push(named.name.clone());
+            out.push(named.name.to_string());
         }
         out
     }
