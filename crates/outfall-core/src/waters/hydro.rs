@@ -337,12 +337,14 @@ impl Hydro {
         if let Some(n) = name_of(r) {
             return StepName::Own(n);
         }
-        let mut seen = std::collections::HashSet::from([r]);
+        // A walk of as many steps as there are reaches has met every reach it can: past a
+        // cycle it only meets unnamed reaches again (no set of the reaches seen to allocate,
+        // for each of a check's twenty candidate waters).
         let mut at = r;
-        while let Some(next) = self.network.downstream(at).first().map(|l| l.reach) {
-            if !seen.insert(next) {
+        for _ in 0..self.network.len() {
+            let Some(next) = self.network.downstream(at).first().map(|l| l.reach) else {
                 break;
-            }
+            };
             if let Some(n) = name_of(next) {
                 return StepName::TributaryTo(n);
             }
