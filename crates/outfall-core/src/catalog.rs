@@ -175,22 +175,21 @@ impl Catalog {
         self.shown.problems.clone()
     }
 
-    /// Listings matched to a flowline (by its reach) or a waterbody feature.
+    /// Listings matched to a flowline (by its reach) or a waterbody feature, as matched at
+    /// load: borrowed, since a check reads them for twenty candidate waters and a page of
+    /// items for every water on it.
     pub fn impairments_of_feature(
         &self,
         layer: usize,
         feature: usize,
-    ) -> Vec<crate::waters::ImpairmentHit> {
+    ) -> &[crate::waters::ImpairmentHit] {
         if let Some(hits) = self.waterbody_impairments.get(&(layer, feature)) {
-            return hits.clone();
+            return hits;
         }
         self.hydro
             .as_ref()
-            .and_then(|h| {
-                h.reach_of(layer, feature)
-                    .map(|r| h.impairments(r).to_vec())
-            })
-            .unwrap_or_default()
+            .and_then(|h| h.reach_of(layer, feature).map(|r| h.impairments(r)))
+            .unwrap_or(&[])
     }
 
     /// Whether a layer's features carry dates a `datetime` filter can read: a disturbance

@@ -143,7 +143,7 @@ impl<'a> Presentation<'a> {
             props.insert("impaired".into(), Value::Bool(!hits.is_empty()));
             props.insert(
                 "causes".into(),
-                Value::String(crate::waters::all_causes_text(&hits)),
+                Value::String(crate::waters::all_causes_text(hits)),
             );
         }
         props.insert(

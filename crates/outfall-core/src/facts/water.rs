@@ -277,7 +277,7 @@ pub fn gather(
         if !hits.is_empty() {
             let id = &catalog.layers[c.layer].features[c.feature].id;
             let kw = &catalog.manifest.rules.construction_pollutants;
-            out.listed.push(listed_from(&hits, id, 0.0, true, kw));
+            out.listed.push(listed_from(hits, id, 0.0, true, kw));
         }
     }
     out.tmdl_entered = tmdl_entered(catalog, &out, outfall, entry.water);
@@ -347,7 +347,7 @@ fn receiving_water(catalog: &Catalog, c: &Candidate) -> ReceivingWater {
         kind: if c.waterbody { "waterbody" } else { "flowline" }.into(),
         distance_m: round1(c.distance_m),
         impaired: !hits.is_empty(),
-        causes: all_causes(&hits),
+        causes: all_causes(hits),
     }
 }
 

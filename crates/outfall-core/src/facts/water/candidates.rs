@@ -113,7 +113,7 @@ fn nearest_first(a: &(usize, Candidate), b: &(usize, Candidate)) -> std::cmp::Or
         .then((a.1.layer, a.1.feature).cmp(&(b.1.layer, b.1.feature)))
 }
 
-pub(super) fn hits_of(catalog: &Catalog, c: &Candidate) -> Vec<ImpairmentHit> {
+pub(super) fn hits_of<'a>(catalog: &'a Catalog, c: &Candidate) -> &'a [ImpairmentHit] {
     catalog.impairments_of_feature(c.layer, c.feature)
 }
 
