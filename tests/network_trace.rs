@@ -313,6 +313,46 @@ fn cycle_of_three_terminates() {
     assert_eq!(net.trace(0, 1e9).end, TraceEnd::Cycle { reach: 0 });
 }
 
+/// The name a receiving water is given after: the first named reach below it, found round a
+/// cycle wherever it sits on it, and none (not a hang) when the cycle has no name.
+#[test]
+fn first_named_below_goes_round_cycles_and_stops() {
+    // A tail of four unnamed reaches, 0 -> 1 -> 2 -> 3, into a cycle of five, 4 -> ... -> 8 -> 4.
+    let pts: Vec<(f64, f64)> = (0..9).map(|i| (-76.2 + 0.01 * i as f64, 43.1)).collect();
+    let mut reaches: Vec<Reach> = (0..8)
+        .map(|i| reach(&format!("r{i}"), None, &[pts[i], pts[i + 1]]))
+        .collect();
+    reaches.push(reach("r8", None, &[pts[8], pts[4]]));
+    let net = Network::from_geometry(reaches, DEFAULT_SNAP_TOLERANCE_M);
+    let down: Vec<usize> = (0..9).map(|i| net.downstream(i)[0].reach).collect();
+    assert_eq!(down, [1, 2, 3, 4, 5, 6, 7, 8, 4], "the network as drawn");
+    let unnamed = |_: usize| None;
+    for r in 0..9 {
+        assert_eq!(net.first_named_below(r, unnamed), None, "from {r}");
+    }
+    for named in 0..9 {
+        let name_of = |x: usize| (x == named).then_some("Mud Creek");
+        for r in 0..9 {
+            // Below r: the rest of the tail, then the whole cycle (r itself excepted).
+            let mut below = vec![];
+            let mut at = r;
+            for _ in 0..9 {
+                at = down[at];
+                if at == r || below.contains(&at) {
+                    break;
+                }
+                below.push(at);
+            }
+            let want = below.contains(&named).then_some("Mud Creek");
+            assert_eq!(
+                net.first_named_below(r, name_of),
+                want,
+                "named {named}, from {r}"
+            );
+        }
+    }
+}
+
 #[test]
 fn empty_network() {
     let net = Network::build(Vec::new(), None, DEFAULT_SNAP_TOLERANCE_M);

@@ -126,6 +126,36 @@ impl Network {
     }
 }
 
+impl Network {
+    /// The name of the first named reach below `r` on the main path (`name_of` names a
+    /// reach; `r` itself is not below it), or None at an outlet or once the walk has gone
+    /// round a cycle of unnamed reaches. A cycle is noticed without a set of the reaches seen (Brent's method: the walk
+    /// is compared with a mark moved at doubling intervals, so it ends within a few rounds
+    /// of the cycle), since a check asks this for each of its twenty candidate waters.
+    pub fn first_named_below<'a>(
+        &self,
+        r: usize,
+        name_of: impl Fn(usize) -> Option<&'a str>,
+    ) -> Option<&'a str> {
+        let (mut at, mut mark, mut span, mut walked) = (r, r, 1usize, 0usize);
+        while let Some(next) = self.downstream(at).first().map(|l| l.reach) {
+            // Back at the start, or at the mark: round a cycle, every reach on it seen.
+            if next == r || next == mark {
+                return None;
+            }
+            if let Some(n) = name_of(next) {
+                return Some(n);
+            }
+            at = next;
+            walked += 1;
+            if walked == span {
+                (mark, span, walked) = (at, span * 2, 0);
+            }
+        }
+        None
+    }
+}
+
 /// A step's SWPPP name, kept as what it is made of and written out only when shown: most
 /// traces are followed for their impairments and never print a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -337,20 +337,9 @@ impl Hydro {
         if let Some(n) = name_of(r) {
             return StepName::Own(n);
         }
-        // A walk of as many steps as there are reaches has met every reach it can: past a
-        // cycle it only meets unnamed reaches again (no set of the reaches seen to allocate,
-        // for each of a check's twenty candidate waters).
-        let mut at = r;
-        for _ in 0..self.network.len() {
-            let Some(next) = self.network.downstream(at).first().map(|l| l.reach) else {
-                break;
-            };
-            if let Some(n) = name_of(next) {
-                return StepName::TributaryTo(n);
-            }
-            at = next;
-        }
-        StepName::Unnamed
+        self.network
+            .first_named_below(r, name_of)
+            .map_or(StepName::Unnamed, StepName::TributaryTo)
     }
 
     pub fn reach_of(&self, layer: usize, feature: usize) -> Option<usize> {
