@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use geo_types::{coord, LineString};
 use outfall_core::network::{
-    clean_name, display_names, step_names, BuildMode, Network, NetworkAttrs, Reach, TraceEnd,
-    DEFAULT_SNAP_TOLERANCE_M,
+    clean_name, display_names, step_names, BuildMode, Network, NetworkAttrs, Reach, StepName,
+    TraceEnd, DEFAULT_SNAP_TOLERANCE_M,
 };
 
 const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/real");
@@ -504,4 +504,64 @@ fn attrs_from_geojson_properties() {
     assert_eq!(a.hydroseq, Some(250016373));
     assert_eq!(a.dn_hydroseq, Some(0));
     assert_eq!(a.dn_minor_hyd, None);
+}
+
+/// The names that walk past a trace's end (the national data set's): each step reads as its
+/// reach's name on its own would, whether the trace stopped at its limit short of the named
+/// water, went round a cycle, or reached an outlet with nothing named after it.
+#[test]
+fn step_names_beyond_read_as_each_reach_on_its_own() {
+    // A chain 0 -> 1 -> ... -> 7 (reaches 0.01 deg, ~810 m, long), and the same chain with
+    // its last reach turned back into reach 4.
+    let pts: Vec<(f64, f64)> = (0..9).map(|i| (-76.2 + 0.01 * i as f64, 43.1)).collect();
+    let chain: Vec<Reach> = (0..8)
+        .map(|i| reach(&format!("r{i}"), None, &[pts[i], pts[i + 1]]))
+        .collect();
+    let mut looped = chain.clone();
+    looped[7] = reach("r7", None, &[pts[7], pts[4]]);
+    let mut seen_ends = Vec::new();
+    for reaches in [chain, looped] {
+        let net = Network::from_geometry(reaches, DEFAULT_SNAP_TOLERANCE_M);
+        for named in [None, Some(1), Some(5), Some(7)] {
+            let name_of = |x: usize| (Some(x) == named).then_some("Mud Creek");
+            for limit_m in [1000.0, 2500.0, f64::INFINITY] {
+                let t = net.trace(0, limit_m);
+                seen_ends.push(t.end);
+                let names = net.step_names_beyond(&t, name_of);
+                for (step, name) in t.steps.iter().zip(&names) {
+                    let own = name_of(step.reach).map(StepName::Own);
+                    let below = net.first_named_below(step.reach, name_of);
+                    let want = own
+                        .or(below.map(StepName::TributaryTo))
+                        .unwrap_or(StepName::Unnamed);
+                    assert_eq!(*name, want, "named {named:?}, limit {limit_m}, {t:?}");
+                }
+            }
+        }
+    }
+    // The three ways a trace ends were all met.
+    assert!(seen_ends.contains(&TraceEnd::Limit));
+    assert!(seen_ends.contains(&TraceEnd::Outlet));
+    assert!(seen_ends
+        .iter()
+        .any(|e| matches!(e, TraceEnd::Cycle { .. })));
+    // Stopped at its limit short of the named water, the trace still names its steps after it.
+    let net = Network::from_geometry(
+        (0..8)
+            .map(|i| reach(&format!("r{i}"), None, &[pts[i], pts[i + 1]]))
+            .collect(),
+        DEFAULT_SNAP_TOLERANCE_M,
+    );
+    let t = net.trace(0, 1000.0);
+    assert_eq!(t.end, TraceEnd::Limit);
+    let names = net.step_names_beyond(&t, |x| (x == 7).then_some("Mud Creek"));
+    assert!(
+        names
+            .iter()
+            .all(|n| *n == *"unnamed tributary to Mud Creek"),
+        "{names:?}"
+    );
+    assert!(step_names(&t, |x| (x == 7).then_some("Mud Creek"))
+        .iter()
+        .all(|n| *n == StepName::Unnamed));
 }

@@ -156,6 +156,30 @@ impl Network {
     }
 }
 
+impl Network {
+    /// Each step's name as the reach's own would be, walking past the trace's end (for names
+    /// a trace limit must not cut short, the national data set's): [`step_names`] within the
+    /// trace, and the unnamed steps after its last named one named after the first named
+    /// reach below the last step, walked once, since their own walks all pass through it.
+    pub fn step_names_beyond<'a>(
+        &self,
+        trace: &Trace,
+        name_of: impl Fn(usize) -> Option<&'a str>,
+    ) -> Vec<StepName<'a>> {
+        let mut names = step_names(trace, &name_of);
+        let Some(last) = trace.steps.last().filter(|_| trace.end != TraceEnd::Outlet) else {
+            return names;
+        };
+        if let Some(x) = self.first_named_below(last.reach, &name_of) {
+            let tail = names.iter_mut().rev();
+            for name in tail.take_while(|n| **n == StepName::Unnamed) {
+                *name = StepName::TributaryTo(x);
+            }
+        }
+        names
+    }
+}
+
 /// A step's SWPPP name, kept as what it is made of and written out only when shown: most
 /// traces are followed for their impairments and never print a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -225,15 +225,10 @@ impl<'a> CauseVocabulary<'a> {
             .filter(|c| {
                 candidate_parts(c)
                     .iter()
-                    .any(|(_, text)| self.has_term(text))
+                    .any(|(_, text)| self.find(text).is_some())
             })
             .cloned()
             .collect()
-    }
-
-    /// Whether a normalised part equals a term, found as [`Self::term_for`] finds it.
-    fn has_term(&self, text: &str) -> bool {
-        self.find(text).is_some()
     }
 
     /// The shipped term, else the first extra term, equal to one normalised part of a cause.

@@ -303,28 +303,12 @@ impl Hydro {
         self.segments[r].as_deref()
     }
 
-    /// The national data set's name of a reach, "unnamed tributary to X" (X the first name
-    /// down the main path) when it has none; None when the layer has no such column.
-    pub fn nhd_display_name(&self, r: usize) -> Option<StepName<'_>> {
-        let nhd = self.nhd_names.as_ref()?;
-        Some(self.name_down(r, |x| nhd[x].as_deref()))
-    }
-
-    /// [`Self::nhd_display_name`] of every step of a trace: within the trace, the first name
-    /// further down it (the trace follows the same main path); past its last named step, the
-    /// walk down the network, which only an outlet settles without walking.
+    /// The national data set's name of every step of a trace, "unnamed tributary to X" (X
+    /// the first name down the main path, past the trace's end too) when it gives none; None
+    /// when the layer has no such column.
     fn nhd_step_names(&self, t: &Trace) -> Option<Vec<StepName<'_>>> {
         let nhd = self.nhd_names.as_ref()?;
-        let mut names = step_names(t, |x| nhd[x].as_deref());
-        if t.end != TraceEnd::Outlet {
-            let tail = names.iter().rev().take_while(|n| **n == StepName::Unnamed);
-            let unnamed_tail = tail.count();
-            let first = names.len() - unnamed_tail;
-            for (name, step) in names[first..].iter_mut().zip(&t.steps[first..]) {
-                *name = self.name_down(step.reach, |x| nhd[x].as_deref());
-            }
-        }
-        Some(names)
+        Some(self.network.step_names_beyond(t, |x| nhd[x].as_deref()))
     }
 
     /// A reach's name by `name_of`, or "unnamed tributary to X" after the first named reach
