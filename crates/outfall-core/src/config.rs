@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub const MANIFEST_FILE: &str = "outfall.toml";
 
@@ -103,28 +104,29 @@ fn text_or_number<'de, D: serde::Deserializer<'de>>(
 }
 
 /// Clause labels cited by each finding. Override in `[clauses]` for another town's law.
+/// Shared (`Arc<str>`): every finding of every check cites one.
 /// Older manifests' names (`exemptions`, `post_construction`, `licensed_professional`) still read.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Clauses {
-    pub law: String,
-    pub jurisdiction: String,
+    pub law: Arc<str>,
+    pub jurisdiction: Arc<str>,
     #[serde(alias = "exemptions")]
-    pub exemption: String,
-    pub land_development_activity: String,
-    pub swppp_required: String,
-    pub active_without_approval: String,
-    pub receiving_waters: String,
-    pub five_acre_limit: String,
-    pub phasing: String,
-    pub condition_a: String,
-    pub condition_b: String,
-    pub condition_c: String,
+    pub exemption: Arc<str>,
+    pub land_development_activity: Arc<str>,
+    pub swppp_required: Arc<str>,
+    pub active_without_approval: Arc<str>,
+    pub receiving_waters: Arc<str>,
+    pub five_acre_limit: Arc<str>,
+    pub phasing: Arc<str>,
+    pub condition_a: Arc<str>,
+    pub condition_b: Arc<str>,
+    pub condition_c: Arc<str>,
     #[serde(alias = "post_construction")]
-    pub swppp_full: String,
+    pub swppp_full: Arc<str>,
     #[serde(alias = "licensed_professional")]
-    pub swppp_preparer: String,
-    pub inspections: String,
+    pub swppp_preparer: Arc<str>,
+    pub inspections: Arc<str>,
 }
 
 impl Default for Clauses {

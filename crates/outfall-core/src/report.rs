@@ -139,7 +139,7 @@ fn shared<T: Serialize, S: serde::Serializer>(v: &Arc<[T]>, s: S) -> Result<S::O
 
 #[derive(Debug, Clone, Serialize)]
 pub struct DataInfo {
-    pub law: String,
+    pub law: std::sync::Arc<str>,
     pub data_set: String,
     #[serde(serialize_with = "shared")]
     pub layers: Arc<[SourceInfo]>,

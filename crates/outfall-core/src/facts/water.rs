@@ -84,7 +84,7 @@ pub struct ReceivingWater {
     pub id: String,
     pub name: String,
     /// "flowline" or "waterbody"
-    pub kind: String,
+    pub kind: &'static str,
     pub distance_m: f64,
     pub impaired: bool,
     pub causes: Vec<String>,
@@ -344,7 +344,7 @@ fn receiving_water(catalog: &Catalog, c: &Candidate) -> ReceivingWater {
     ReceivingWater {
         id: catalog.layers[c.layer].features[c.feature].id.clone(),
         name: name_of(catalog, c),
-        kind: if c.waterbody { "waterbody" } else { "flowline" }.into(),
+        kind: if c.waterbody { "waterbody" } else { "flowline" },
         distance_m: round1(c.distance_m),
         impaired: !hits.is_empty(),
         causes: all_causes(hits),

@@ -6,6 +6,7 @@
 mod applicability;
 mod conditions;
 pub mod exemptions;
+mod fact_map;
 mod plan;
 
 pub use applicability::{
@@ -19,9 +20,12 @@ pub use plan::{
 
 use crate::config::{settings, Clauses, Rules};
 use crate::facts::Facts;
+pub use fact_map::FactMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::sync::Arc;
 
 /// Stable rule ids, as in `findings[].rule`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -60,16 +64,16 @@ impl PartialEq<&str> for RuleId {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Finding {
     pub rule: RuleId,
-    pub clause: String,
+    pub clause: Arc<str>,
     pub met: Option<bool>,
     pub missing: Vec<String>,
     pub reason: String,
     /// The facts the rule used.
-    pub facts: Map<String, Value>,
+    pub facts: FactMap,
     /// Where those facts came from: "site record: land_use", "parcel class 210",
     /// "approved_swppp text '2026-03-20'", "disturbance polygons", "the applicant's outfall
-    /// point".
-    pub sources: Vec<String>,
+    /// point". Most are fixed words, borrowed rather than copied for every check.
+    pub sources: Vec<Cow<'static, str>>,
 }
 
 /// What a rule function returns; `evaluate` adds the id and the configured clause label.
@@ -78,7 +82,7 @@ pub struct Decision {
     pub met: Option<bool>,
     pub missing: Vec<String>,
     pub reason: String,
-    pub facts: Map<String, Value>,
+    pub facts: FactMap,
 }
 
 impl Decision {
@@ -87,7 +91,7 @@ impl Decision {
             met,
             missing: Vec::new(),
             reason: reason.into(),
-            facts: Map::new(),
+            facts: FactMap::default(),
         }
     }
 
@@ -98,9 +102,9 @@ impl Decision {
         self
     }
 
-    fn fact(mut self, key: &str, v: impl Serialize) -> Decision {
+    fn fact(mut self, key: &'static str, v: impl Serialize) -> Decision {
         self.facts
-            .insert(key.into(), serde_json::to_value(v).unwrap_or(Value::Null));
+            .insert(key, serde_json::to_value(v).unwrap_or(Value::Null));
         self
     }
 }
@@ -213,6 +217,10 @@ pub fn spec(id: RuleId) -> &'static RuleSpec {
 
 /// The clause label a town configured for a rule.
 pub fn clause(c: &Clauses, id: RuleId) -> &str {
+    clause_label(c, id)
+}
+
+fn clause_label(c: &Clauses, id: RuleId) -> &Arc<str> {
     match id {
         RuleId::Jurisdiction => &c.jurisdiction,
         RuleId::Exemption => &c.exemption,
@@ -244,7 +252,7 @@ pub fn decide(id: RuleId, f: &Facts, r: &Rules, c: &Clauses) -> Finding {
 fn finding(id: RuleId, d: Decision, f: &Facts, c: &Clauses) -> Finding {
     Finding {
         rule: id,
-        clause: clause(c, id).to_string(),
+        clause: clause_label(c, id).clone(),
         met: d.met,
         missing: d.missing,
         reason: d.reason,
@@ -254,47 +262,46 @@ fn finding(id: RuleId, d: Decision, f: &Facts, c: &Clauses) -> Finding {
 }
 
 /// The sources a rule reads, as the subject's facts record them.
-fn sources(id: RuleId, f: &Facts) -> Vec<String> {
+fn sources(id: RuleId, f: &Facts) -> Vec<Cow<'static, str>> {
     use RuleId::*;
     let c = &f.claims;
     let acres = || match (c.common_plan, c.common_plan_acres) {
-        (Some(true), Some(_)) => "site record: common_plan_acres".to_string(),
-        _ if f.acreage.whole_parcel => "the parcel, as if wholly disturbed".to_string(),
-        _ => "disturbance polygons".to_string(),
+        (Some(true), Some(_)) => "site record: common_plan_acres".into(),
+        _ if f.acreage.whole_parcel => "the parcel, as if wholly disturbed".into(),
+        _ => "disturbance polygons".into(),
     };
     let approval = || match &c.swppp_approval {
-        crate::claims::Stated::Known(a) => Some(a.source.clone()),
-        crate::claims::Stated::Unreadable(w) => Some(format!("site record: approval '{w}'")),
+        crate::claims::Stated::Known(a) => Some(a.source.clone().into()),
+        crate::claims::Stated::Unreadable(w) => Some(format!("site record: approval '{w}'").into()),
         crate::claims::Stated::NotRecorded => None,
     };
     let status = || {
         c.status_recorded
             .as_ref()
-            .map(|w| format!("site record: status '{w}'"))
+            .map(|w| format!("site record: status '{w}'").into())
     };
-    let entry = || {
-        format!(
-            "receiving water: {}",
-            match f.water.entry.rule {
-                crate::facts::EntryRule::OutfallPoint => "the applicant's outfall point",
-                crate::facts::EntryRule::Catchment => "the catchment the site lies in",
-                crate::facts::EntryRule::StormSewer => "the storm-sewer trace to the outfall",
-                crate::facts::EntryRule::Nearest => "assumed from the nearest water",
-                crate::facts::EntryRule::UnreadableOutfall => "the record's outfall cannot be read",
-                crate::facts::EntryRule::None => "not found",
-            }
-        )
+    let entry = || -> Cow<'static, str> {
+        use crate::facts::EntryRule;
+        match f.water.entry.rule {
+            EntryRule::OutfallPoint => "receiving water: the applicant's outfall point",
+            EntryRule::Catchment => "receiving water: the catchment the site lies in",
+            EntryRule::StormSewer => "receiving water: the storm-sewer trace to the outfall",
+            EntryRule::Nearest => "receiving water: assumed from the nearest water",
+            EntryRule::UnreadableOutfall => "receiving water: the record's outfall cannot be read",
+            EntryRule::None => "receiving water: not found",
+        }
+        .into()
     };
-    let mut out: Vec<Option<String>> = match id {
+    let out: Vec<Option<Cow<'static, str>>> = match id {
         Jurisdiction => vec![Some(match &f.jurisdiction.boundary_name {
-            Some(n) => format!("boundary layer: {n}"),
+            Some(n) => format!("boundary layer: {n}").into(),
             None if f.jurisdiction.boundary_loaded => "boundary layer".into(),
             None => "no boundary layer".into(),
         })],
         Exemption => c
             .exemptions
             .iter()
-            .map(|e| Some(format!("site record: exemption '{}'", e.stated)))
+            .map(|e| Some(format!("site record: exemption '{}'", e.stated).into()))
             .collect(),
         LandDevelopmentActivity => vec![
             Some(acres()),
@@ -314,17 +321,21 @@ fn sources(id: RuleId, f: &Facts) -> Vec<String> {
         ConditionB => vec![Some(acres())],
         ConditionC => vec![
             Some(acres()),
-            c.single_family.source.clone(),
-            c.agricultural.source.clone(),
+            c.single_family.source.clone().map(Cow::Owned),
+            c.agricultural.source.clone().map(Cow::Owned),
         ],
         SwpppRequired | SwpppFull | SwpppPreparer | Inspections => {
             vec![Some("the findings above".into())]
         }
     };
-    let mut seen = Vec::new();
-    for s in out.drain(..).flatten() {
-        if !seen.contains(&s) {
-            seen.push(s);
+    // Deduplicated in place: the list of options becomes the list, without a second one.
+    let mut seen: Vec<Cow<'static, str>> = out.into_iter().flatten().collect();
+    let mut i = 0;
+    while i < seen.len() {
+        if seen[..i].contains(&seen[i]) {
+            seen.remove(i);
+        } else {
+            i += 1;
         }
     }
     seen

@@ -48,7 +48,7 @@ impl Report {
             self.findings
                 .iter()
                 .find(|f| f.rule == "receiving_waters")
-                .map(|f| f.clause.as_str())
+                .map(|f| &*f.clause)
                 .unwrap_or("")
         )
         .ok();
