@@ -13,7 +13,7 @@ use crate::load::{value_text, Feature};
 use crate::subject::{Subject, SubjectKind, WHOLE_PARCEL};
 use chrono::NaiveDate;
 use geo::{BoundingRect, Contains, Intersects};
-use geo_types::Geometry;
+use geo_types::{Geometry, MultiPolygon};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -243,15 +243,23 @@ fn refused_inputs(catalog: &Catalog, subject: &Subject) -> Vec<String> {
 
 /// Gathers the facts of a subject from the loaded data set.
 pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
-    let plan = area::plan_acres(&subject.phases);
-    let footprint: Option<Geometry<f64>> = if plan.union.0.is_empty() {
-        subject.footprint.clone()
+    let mut plan = area::plan_acres(&subject.phases);
+    // The union becomes the footprint (moved, not copied) and is read back from it.
+    let union = std::mem::replace(&mut plan.union, MultiPolygon(Vec::new()));
+    let from_union = !union.0.is_empty();
+    let footprint: Option<Geometry<f64>> = if from_union {
+        Some(Geometry::MultiPolygon(union))
     } else {
-        Some(Geometry::MultiPolygon(plan.union.clone()))
+        subject.footprint.clone()
+    };
+    let no_union = MultiPolygon(Vec::new());
+    let disturbed = match &footprint {
+        Some(Geometry::MultiPolygon(mp)) if from_union => mp,
+        _ => &no_union,
     };
     let parcels = subject_parcels(catalog, subject, footprint.as_ref());
     let claims = claims_of(catalog, subject, &parcels);
-    let acreage = acreage_of(catalog, subject, plan, &parcels, &claims);
+    let acreage = acreage_of(catalog, subject, plan, disturbed, &parcels, &claims);
     let water = if subject.outfall_unreadable {
         water::gather_unreadable_outfall(catalog, footprint.as_ref())
     } else {
@@ -316,10 +324,11 @@ fn acreage_of(
     catalog: &Catalog,
     subject: &Subject,
     plan: area::PlanAcres,
+    disturbed: &MultiPolygon<f64>,
     parcels: &[(&crate::layer::Layer, &Feature)],
     claims: &Claims,
 ) -> Acreage {
-    let (disturbed, total, peak) = (plan.union, plan.total_acres, plan.peak);
+    let (total, peak) = (plan.total_acres, plan.peak);
     let polygons = subject.all_polygons().len();
     let parcel_union = area::union(
         parcels
@@ -331,7 +340,7 @@ fn acreage_of(
     let outside = if catalog.layer(Role::Parcels).is_some() {
         // `+ 0.0`: clamp keeps a -0.0 (an exact cancellation), which JSON and text would
         // show as "-0.0" and "-0.00 ac".
-        area::difference_acres(&disturbed, &parcel_union).clamp(0.0, total) + 0.0
+        area::difference_acres(disturbed, &parcel_union).clamp(0.0, total) + 0.0
     } else {
         0.0
     };

@@ -242,7 +242,9 @@ pub fn gather(
     outfall: Option<Point<f64>>,
 ) -> WaterFacts {
     let mut out = unlocated(catalog, footprint, outfall);
-    let Some(probe) = outfall.map(Geometry::Point).or_else(|| footprint.cloned()) else {
+    // The footprint is borrowed: it is the site's union, measured against every water.
+    let point = outfall.map(Geometry::Point);
+    let Some(probe) = point.as_ref().or(footprint) else {
         return out;
     };
     out.located = true;

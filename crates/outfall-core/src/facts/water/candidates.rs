@@ -55,8 +55,10 @@ pub(super) fn candidates_near(
         return Vec::new();
     };
     let search = expanded(rect, &frame, radius_m);
-    // (lower bound in metres, visiting order, waterbody, layer, feature)
-    let mut queue: Vec<(f64, usize, bool, usize, usize)> = Vec::new();
+    // The thread's queue from its last check, emptied: hundreds of waters lie within the
+    // radius, and growing a new queue to hold them was most of a check's large allocations.
+    let mut queue = QUEUE.take();
+    queue.clear();
     for (li, layer) in catalog.layers.iter().enumerate() {
         let waterbody = match layer.config.role {
             Role::Flowlines => false,
@@ -71,9 +73,9 @@ pub(super) fn candidates_near(
         }
     }
     queue.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut out: Vec<(usize, Candidate)> = Vec::new();
+    let mut out: Vec<(usize, Candidate)> = Vec::with_capacity(k.max(1) + 1);
     let mut kth = radius_m;
-    for (lb, order, waterbody, li, fi) in queue {
+    for &(lb, order, waterbody, li, fi) in &queue {
         // A spent budget ends the search; the check then stops before its next step, so the
         // shortened list is never reported.
         if lb > kth || crate::budget::spent() {
@@ -101,8 +103,16 @@ pub(super) fn candidates_near(
             }
         }
     }
+    QUEUE.set(queue);
     out.sort_by(nearest_first);
     out.into_iter().map(|(_, c)| c).collect()
+}
+
+/// A water to visit: (lower bound in metres, visiting order, waterbody, layer, feature).
+type Visit = (f64, usize, bool, usize, usize);
+
+thread_local! {
+    static QUEUE: std::cell::Cell<Vec<Visit>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Nearest first; an exact tie goes to the earlier layer, then the earlier feature, so the
