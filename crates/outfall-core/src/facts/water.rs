@@ -259,7 +259,7 @@ pub fn gather(
         return out;
     }
     let radius_m = catalog.manifest.rules.search_radius_m;
-    let cands = candidates_near(catalog, &probe, radius_m, MAX_CANDIDATES);
+    let cands = candidates_near(catalog, probe, radius_m, MAX_CANDIDATES);
     out.candidates = cands
         .iter()
         .take(MAX_CANDIDATES)
@@ -270,7 +270,7 @@ pub fn gather(
             .first()
             .map(|c| (name_of(catalog, c), round1(c.distance_m)));
     }
-    let entry = choose_entry(catalog, footprint, outfall, &probe, &cands, &mut out.entry);
+    let entry = choose_entry(catalog, footprint, outfall, probe, &cands, &mut out.entry);
     if let (Some(h), Some(start)) = (catalog.hydro.as_ref(), entry.reach) {
         follow_downstream(catalog, h, start, entry.point, &mut out);
     } else if let (Some(c), true) = (entry.water, out.entry.isolated) {
