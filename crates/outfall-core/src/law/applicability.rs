@@ -4,6 +4,7 @@
 use super::exemptions::check_claim;
 use super::{acres, and3, assumed, refused, refused_note, Decision, Decisions, RuleId};
 use crate::claims::{SiteStatus, Stated};
+use crate::law::prose::prose;
 use crate::subject::SubjectKind;
 use serde_json::Value;
 
@@ -22,11 +23,11 @@ pub fn jurisdiction(x: &Decisions) -> Decision {
             .missing(["the site's location".to_string()]),
         (true, Some(true)) if j.wholly_inside == Some(false) => Decision::new(
             Some(true),
-            format!("The site lies partly inside {name}; the local law applies to the land development activity (4)(a). Part of it lies outside the Town."),
+            prose!("The site lies partly inside {name}; the local law applies to the land development activity (4)(a). Part of it lies outside the Town."),
         ),
         (true, Some(true)) => Decision::new(
             Some(true),
-            format!("The site lies inside {name}, so the local law applies to it (4)(a)."),
+            prose!("The site lies inside {name}, so the local law applies to it (4)(a)."),
         ),
         (true, Some(false)) => Decision::new(
             Some(false),
@@ -66,7 +67,7 @@ pub fn exemption(x: &Decisions) -> Decision {
     }
     let codes: Vec<String> = checks
         .iter()
-        .filter_map(|c| c.code.map(|l| format!("(5)({l})")))
+        .filter_map(|c| c.code.map(|l| prose!("(5)({l})")))
         .collect();
     Decision::new(met, reason.join(" "))
         .missing(checks.iter().filter_map(|c| c.missing.clone()))
@@ -97,17 +98,17 @@ pub fn land_development_activity(x: &Decisions) -> Decision {
     } else if a.total_acres >= r.land_development_acres {
         Decision::new(
             Some(true),
-            format!("{pre}{} disturbed, at or above the {} acre threshold of \"Land Development Activity\" (6).", acres(a.total_acres), r.land_development_acres),
+            prose!("{pre}{} disturbed, at or above the {} acre threshold of \"Land Development Activity\" (6).", acres(a.total_acres), r.land_development_acres),
         )
     } else if plan == Some(true) && a.total_acres > 0.0 {
         Decision::new(
             Some(true),
-            format!("{pre}{} disturbed, below {} acre, but \"part of a larger common plan of development or sale\" (6).", acres(a.total_acres), r.land_development_acres),
+            prose!("{pre}{} disturbed, below {} acre, but \"part of a larger common plan of development or sale\" (6).", acres(a.total_acres), r.land_development_acres),
         )
     } else if !a.refused.is_empty() {
         Decision::new(
             None,
-            format!(
+            prose!(
                 "{pre}{} disturbed, below the {} acre threshold.{}",
                 acres(a.total_acres),
                 r.land_development_acres,
@@ -118,13 +119,13 @@ pub fn land_development_activity(x: &Decisions) -> Decision {
     } else if plan.is_none() && a.total_acres > 0.0 {
         Decision::new(
             None,
-            format!("{pre}{} disturbed, below the {} acre threshold; whether it is \"part of a larger common plan of development or sale\" (6) is not recorded, and that decides it.", acres(a.total_acres), r.land_development_acres),
+            prose!("{pre}{} disturbed, below the {} acre threshold; whether it is \"part of a larger common plan of development or sale\" (6) is not recorded, and that decides it.", acres(a.total_acres), r.land_development_acres),
         )
         .missing(["whether the site is part of a larger common plan of development or sale (common_plan)".to_string()])
     } else {
         Decision::new(
             Some(false),
-            format!("{pre}{} disturbed, below the {} acre threshold, and not part of a larger common plan: not a land development activity, so the law asks nothing of it.", acres(a.total_acres), r.land_development_acres),
+            prose!("{pre}{} disturbed, below the {} acre threshold, and not part of a larger common plan: not a land development activity, so the law asks nothing of it.", acres(a.total_acres), r.land_development_acres),
         )
     };
     d.fact("total_acres", a.total_acres)
@@ -179,37 +180,37 @@ pub fn active_without_approval(x: &Decisions) -> Decision {
             "the site's status".to_string(),
         )),
         Stated::Unreadable(w) => Err((
-            format!("the status '{w}' is not a word the status vocabulary knows"),
-            format!("a status the vocabulary knows (got '{w}')"),
+            prose!("the status '{w}' is not a word the status vocabulary knows"),
+            prose!("a status the vocabulary knows (got '{w}')"),
         )),
     };
     let d = match (building, &c.swppp_approval) {
         (Err((why, missing)), _) => Decision::new(
             None,
-            format!("Whether construction is under way cannot be told: {why}."),
+            prose!("Whether construction is under way cannot be told: {why}."),
         )
         .missing([missing]),
         (Ok(false), _) => Decision::new(
             Some(false),
-            format!("The site is not under construction (status: {}).", status_words(&c.status)),
+            prose!("The site is not under construction (status: {}).", status_words(&c.status)),
         ),
         (Ok(true), Stated::Unreadable(w)) => Decision::new(
             None,
-            format!("The site is under construction, and its SWPPP approval is recorded as '{w}', which the approval vocabulary does not know."),
+            prose!("The site is under construction, and its SWPPP approval is recorded as '{w}', which the approval vocabulary does not know."),
         )
-        .missing([format!("the SWPPP approval's decision (got '{w}')")]),
+        .missing([prose!("the SWPPP approval's decision (got '{w}')")]),
         (Ok(true), _) if approval.is_some_and(|a| a.approved()) => {
             let a = approval.map(|a| a.describe()).unwrap_or_default();
-            Decision::new(Some(false), format!("The SWPPP approval is recorded: {a}."))
+            Decision::new(Some(false), prose!("The SWPPP approval is recorded: {a}."))
         }
         (Ok(true), _) => {
             let recorded = approval
-                .map(|a| format!(" (recorded: {})", a.describe()))
+                .map(|a| prose!(" (recorded: {})", a.describe()))
                 .unwrap_or_default();
             match required.met {
-                Some(true) => Decision::new(Some(true), format!("The site is under construction and needs a SWPPP, but no approved SWPPP is recorded{recorded}: the SWPPP is approved before work (4)(d), (7)(a).")),
-                Some(false) => Decision::new(Some(false), format!("The site is under construction with no approved SWPPP{recorded}, but this law requires no SWPPP for it.")),
-                None => Decision::new(None, format!("The site is under construction with no approved SWPPP{recorded}; whether it needs one is undetermined.")).missing(required.missing.clone()),
+                Some(true) => Decision::new(Some(true), prose!("The site is under construction and needs a SWPPP, but no approved SWPPP is recorded{recorded}: the SWPPP is approved before work (4)(d), (7)(a).")),
+                Some(false) => Decision::new(Some(false), prose!("The site is under construction with no approved SWPPP{recorded}, but this law requires no SWPPP for it.")),
+                None => Decision::new(None, prose!("The site is under construction with no approved SWPPP{recorded}; whether it needs one is undetermined.")).missing(required.missing.clone()),
             }
         }
     };
@@ -230,7 +231,7 @@ pub fn status_code(s: &Stated<SiteStatus>) -> Option<String> {
 fn status_words(s: &Stated<SiteStatus>) -> String {
     match s {
         Stated::Known(s) => s.words().to_string(),
-        Stated::Unreadable(w) => format!("'{w}'"),
+        Stated::Unreadable(w) => prose!("'{w}'"),
         Stated::NotRecorded => "not recorded".into(),
     }
 }

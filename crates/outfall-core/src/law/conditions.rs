@@ -8,6 +8,7 @@ use super::{acres, and3, assumed, or3, refused, refused_note, Decision, Decision
 use crate::claims::Sourced;
 use crate::config::Rules;
 use crate::facts::Facts;
+use crate::law::prose::prose;
 
 /// Condition A: a land development activity discharging a pollutant of concern to a listed
 /// water or a TMDL watershed where stormwater is a source.
@@ -17,7 +18,7 @@ pub fn condition_a(x: &Decisions) -> Decision {
     let mut d = water_test(f, r);
     let met = and3(lda.met, d.met);
     if outside_town(f) {
-        d.reason = format!("{OUTSIDE} For information: {}", d.reason);
+        d.reason = prose!("{OUTSIDE} For information: {}", d.reason);
         d.missing.clear();
         d.met = Some(false);
         return d
@@ -25,14 +26,14 @@ pub fn condition_a(x: &Decisions) -> Decision {
             .fact("in_jurisdiction", false);
     }
     if lda.met == Some(false) {
-        d.reason = format!(
+        d.reason = prose!(
             "Not a land development activity, so Condition A does not apply. For information: {}",
             d.reason
         );
         d.missing.clear();
     } else if lda.met.is_none() && d.met == Some(true) {
         d.missing.extend(lda.missing.clone());
-        d.reason = format!(
+        d.reason = prose!(
             "Whether this is a land development activity is undetermined, so Condition A is too. {}",
             d.reason
         );
@@ -68,7 +69,7 @@ fn plan_acres(f: &Facts) -> (f64, bool) {
 /// let catalog = Catalog::open(&demo)?;
 /// let s03 = Subject::from_site(&catalog, catalog.site("S03")?);
 /// let facts = facts::gather(&catalog, &s03);
-/// assert_eq!(format!("{:.2}", facts.acreage.total_acres), "7.31");
+/// assert_eq!(prose!("{:.2}", facts.acreage.total_acres), "7.31");
 ///
 /// let clay = Rules::default();
 /// assert_eq!(clay.condition_b_acres, 5.0);
@@ -108,27 +109,27 @@ pub fn condition_b(x: &Decisions) -> Decision {
     };
     let reason = match met {
         _ if outside_town(f) => OUTSIDE.to_string(),
-        Some(true) => format!(
+        Some(true) => prose!(
             "{}{} {whose}: Condition B applies at {} acres or more.",
             assumed(f),
             acres(a),
             r.condition_b_acres
         ),
-        Some(false) => format!(
+        Some(false) => prose!(
             "{}{} {whose}, under the {} acres of Condition B.",
             assumed(f),
             acres(a),
             r.condition_b_acres
         ),
         None if unrecorded => "No disturbance is recorded, so the disturbed area is not known.".into(),
-        None if short => format!(
+        None if short => prose!(
             "{}{} {whose}, under {} acres.{}",
             assumed(f),
             acres(a),
             r.condition_b_acres,
             refused_note(f)
         ),
-        None => format!(
+        None => prose!(
             "{}{} {whose}, at or above {} acres, but whether this is a land development activity is undetermined.",
             assumed(f),
             acres(a),
@@ -226,14 +227,15 @@ impl<'a> RangeView<'a> {
 fn range_outcome(f: &Facts, r: &Rules, v: &RangeView) -> (Option<bool>, String) {
     let c = &f.claims;
     let pre = assumed(f);
-    let range = format!(
+    let range = prose!(
         "{} to {} acres",
-        r.land_development_acres, r.condition_b_acres
+        r.land_development_acres,
+        r.condition_b_acres
     );
     let whose = if v.plan {
-        format!("{} disturbed by the larger common plan", acres(v.acres))
+        prose!("{} disturbed by the larger common plan", acres(v.acres))
     } else {
-        format!("{} disturbed", acres(v.acres))
+        prose!("{} disturbed", acres(v.acres))
     };
     let (sf, ag) = (v.sf, v.ag);
     if outside_town(f) {
@@ -244,7 +246,7 @@ fn range_outcome(f: &Facts, r: &Rules, v: &RangeView) -> (Option<bool>, String) 
             "No disturbance is recorded, so the disturbed area is not known.".into(),
         )
     } else if v.short {
-        (None, format!("{pre}{whose}.{}", refused_note(f)))
+        (None, prose!("{pre}{whose}.{}", refused_note(f)))
     } else if !v.in_range {
         let note = if c.common_plan == Some(true) && !v.plan && v.acres < r.land_development_acres {
             " The site is part of a larger common plan whose acreage is not recorded (common_plan_acres); with it, the plan's acreage would decide this."
@@ -253,28 +255,28 @@ fn range_outcome(f: &Facts, r: &Rules, v: &RangeView) -> (Option<bool>, String) 
         };
         (
             Some(false),
-            format!("{pre}{whose}; Condition C covers {range}.{note}"),
+            prose!("{pre}{whose}; Condition C covers {range}.{note}"),
         )
     } else if v.class_open {
-        (None, format!(
+        (None, prose!(
             "{pre}{whose}, within {range}, but the site names parcels the data lacks ({}), and their property class could exclude it as a single-family residence or agricultural property.",
             c.unknown_parcels.join(", ")
         ))
     } else if sf.value == Some(true) {
-        (Some(false), format!("{pre}{whose}, but the work is the construction of a single-family residence ({}), which Condition C excludes.", sf.source.as_deref().unwrap_or("site record")))
+        (Some(false), prose!("{pre}{whose}, but the work is the construction of a single-family residence ({}), which Condition C excludes.", sf.source.as_deref().unwrap_or("site record")))
     } else if ag.value == Some(true) {
-        (Some(false), format!(
+        (Some(false), prose!(
             "{pre}{whose}, but the work is at an agricultural property ({}), which Condition C excludes.",
             ag.source.as_deref().unwrap_or("site record")
         ))
     } else if v.excluded.is_none() {
-        (None, format!("{pre}{whose}, within {range}; whether the work is the construction of a single-family residence or at an agricultural property, which Condition C excludes, is not recorded."))
+        (None, prose!("{pre}{whose}, within {range}; whether the work is the construction of a single-family residence or at an agricultural property, which Condition C excludes, is not recorded."))
     } else {
         let by: Vec<&str> = [sf.source.as_deref(), ag.source.as_deref()]
             .into_iter()
             .flatten()
             .collect();
-        (Some(true), format!("{pre}{whose}, within {range}, and not a single-family residence or agricultural property ({}).", by.join("; ")))
+        (Some(true), prose!("{pre}{whose}, within {range}, and not a single-family residence or agricultural property ({}).", by.join("; ")))
     }
 }
 
@@ -287,7 +289,7 @@ fn range_missing(f: &Facts, v: &RangeView, mut missing: Vec<String>) -> Vec<Stri
                 f.claims
                     .unknown_parcels
                     .iter()
-                    .map(|p| format!("parcel {p} (named in parcel_ids, not in any parcels layer)")),
+                    .map(|p| prose!("parcel {p} (named in parcel_ids, not in any parcels layer)")),
             );
         }
         if v.sf.value.is_none() && v.excluded.is_none() {

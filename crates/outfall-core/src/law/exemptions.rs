@@ -6,6 +6,7 @@
 use crate::claims::{Evidence, ExemptionClaim};
 use crate::config::Rules;
 use crate::facts::Facts;
+use crate::law::prose::prose;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Code {
@@ -69,21 +70,19 @@ fn finding(
     field: &str,
     what: &str,
 ) -> (Option<bool>, Option<String>, String) {
-    let fact = format!("the Stormwater Management Officer's finding that {what} ({field})");
+    let fact = prose!("the Stormwater Management Officer's finding that {what} ({field})");
     if !f.claims.officer_record {
         return (
             None,
             Some(fact),
-            format!(
-                "{what} is the officer's finding, which an applicant's own check cannot record"
-            ),
+            prose!("{what} is the officer's finding, which an applicant's own check cannot record"),
         );
     }
     let (ok, miss) = needs(v, true, &fact);
     (
         ok,
         miss,
-        format!("the officer's finding that {what}: {}", yes_no(v)),
+        prose!("the officer's finding that {what}: {}", yes_no(v)),
     )
 }
 
@@ -98,7 +97,7 @@ fn agricultural(f: &Facts, e: &Evidence) -> Outcome {
     );
     let why = match (e.new_structures, farm) {
         (Some(true), _) => "the work includes new structures, and \"Agricultural Activity\" (6) \"shall not include ... the construction of new structures associated with agricultural activities\"".to_string(),
-        (_, Some(false)) => format!("the site is not recorded as an active farm ({})", f.claims.agricultural.source.as_deref().unwrap_or("site record")),
+        (_, Some(false)) => prose!("the site is not recorded as an active farm ({})", f.claims.agricultural.source.as_deref().unwrap_or("site record")),
         (None, _) => "the record does not say whether new structures are built, which the definition of \"Agricultural Activity\" excludes".to_string(),
         (Some(false), None) => "no new structures, but whether the site is an active farm is not recorded".to_string(),
         (Some(false), Some(true)) => "an active farm's work with no new structures".to_string(),
@@ -112,7 +111,7 @@ fn agricultural(f: &Facts, e: &Evidence) -> Outcome {
 
 fn maintenance(f: &Facts, r: &Rules, e: &Evidence) -> Outcome {
     let small = f.acreage.total_acres < r.maintenance_max_acres;
-    let why = format!(
+    let why = prose!(
         "{:.2} acres disturbed ({} the {} acre limit); original line, grade, capacity or purpose maintained: {}",
         f.acreage.total_acres.max(0.0),
         if small { "under" } else { "not under" },
@@ -138,12 +137,12 @@ fn dated(r: &Rules, date: Option<chrono::NaiveDate>, field: &str) -> Outcome {
         Some(d) => (
             Some(d <= r.effective_date),
             None,
-            format!("approved {d}; the law took effect {}", r.effective_date),
+            prose!("approved {d}; the law took effect {}", r.effective_date),
         ),
         None => (
             None,
-            Some(format!("the approval date ({field})")),
-            format!(
+            Some(prose!("the approval date ({field})")),
+            prose!(
                 "no approval date is recorded to compare with the effective date {}",
                 r.effective_date
             ),
@@ -159,12 +158,12 @@ pub fn check_claim(claim: &ExemptionClaim, f: &Facts, r: &Rules) -> ClaimCheck {
             claim: stated.clone(),
             code: None,
             applies: None,
-            why: format!("'{stated}' names none of the exemptions (5)(a)–(k): claimed, unverified; the officer must confirm which exemption is meant."),
-            missing: Some(format!("which (5) exemption is claimed ('{stated}' is not an exemption code or phrase)")),
+            why: prose!("'{stated}' names none of the exemptions (5)(a)–(k): claimed, unverified; the officer must confirm which exemption is meant."),
+            missing: Some(prose!("which (5) exemption is claimed ('{stated}' is not an exemption code or phrase)")),
         };
     };
     let e = &claim.evidence;
-    let label = format!("(5)({}) \"{}\"", code.letter, code.words);
+    let label = prose!("(5)({}) \"{}\"", code.letter, code.words);
     let (applies, missing, why): Outcome = match code.letter {
         'a' => agricultural(f, e),
         'b' => {
@@ -173,7 +172,7 @@ pub fn check_claim(claim: &ExemptionClaim, f: &Facts, r: &Rules) -> ClaimCheck {
                 false,
                 "whether the work includes landing areas or log haul roads (landing_or_haul_road)",
             );
-            (ok, miss, format!("landing areas and log haul roads remain subject to the law; the work includes them: {}", yes_no(e.landing_or_haul_road)))
+            (ok, miss, prose!("landing areas and log haul roads remain subject to the law; the work includes them: {}", yes_no(e.landing_or_haul_road)))
         }
         'c' => maintenance(f, r, e),
         'd' => finding(
@@ -210,14 +209,14 @@ pub fn check_claim(claim: &ExemptionClaim, f: &Facts, r: &Rules) -> ClaimCheck {
         ),
     };
     let verified = match (&claim.verified_by, claim.verified_on) {
-        (Some(by), Some(on)) => format!(" Verified by {by} on {on}."),
-        (Some(by), None) => format!(" Verified by {by}."),
+        (Some(by), Some(on)) => prose!(" Verified by {by} on {on}."),
+        (Some(by), None) => prose!(" Verified by {by}."),
         _ => String::new(),
     };
     let lead = match applies {
-        Some(true) => format!("{label} applies: {why}.{verified}"),
-        Some(false) => format!("{label} does not apply: {why}."),
-        None => format!("{label} is claimed, unverified: {why}; the officer must confirm."),
+        Some(true) => prose!("{label} applies: {why}.{verified}"),
+        Some(false) => prose!("{label} does not apply: {why}."),
+        None => prose!("{label} is claimed, unverified: {why}; the officer must confirm."),
     };
     ClaimCheck {
         claim: stated,

@@ -8,6 +8,7 @@ mod conditions;
 pub mod exemptions;
 mod fact_map;
 mod plan;
+mod prose;
 
 pub use applicability::{
     active_without_approval, exemption, jurisdiction, land_development_activity, swppp_required,
@@ -21,6 +22,7 @@ pub use plan::{
 use crate::config::{settings, Clauses, Rules};
 use crate::facts::Facts;
 pub use fact_map::FactMap;
+use prose::prose;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -272,13 +274,13 @@ fn sources(id: RuleId, f: &Facts) -> Vec<Cow<'static, str>> {
     };
     let approval = || match &c.swppp_approval {
         crate::claims::Stated::Known(a) => Some(a.source.clone().into()),
-        crate::claims::Stated::Unreadable(w) => Some(format!("site record: approval '{w}'").into()),
+        crate::claims::Stated::Unreadable(w) => Some(prose!("site record: approval '{w}'").into()),
         crate::claims::Stated::NotRecorded => None,
     };
     let status = || {
         c.status_recorded
             .as_ref()
-            .map(|w| format!("site record: status '{w}'").into())
+            .map(|w| prose!("site record: status '{w}'").into())
     };
     let entry = || -> Cow<'static, str> {
         use crate::facts::EntryRule;
@@ -294,14 +296,14 @@ fn sources(id: RuleId, f: &Facts) -> Vec<Cow<'static, str>> {
     };
     let out: Vec<Option<Cow<'static, str>>> = match id {
         Jurisdiction => vec![Some(match &f.jurisdiction.boundary_name {
-            Some(n) => format!("boundary layer: {n}").into(),
+            Some(n) => prose!("boundary layer: {n}").into(),
             None if f.jurisdiction.boundary_loaded => "boundary layer".into(),
             None => "no boundary layer".into(),
         })],
         Exemption => c
             .exemptions
             .iter()
-            .map(|e| Some(format!("site record: exemption '{}'", e.stated).into()))
+            .map(|e| Some(prose!("site record: exemption '{}'", e.stated).into()))
             .collect(),
         LandDevelopmentActivity => vec![
             Some(acres()),
@@ -399,7 +401,7 @@ pub fn or3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
 
 /// "2.00 acres"; never "-0.00" (a difference of unions can come out a hair below zero).
 fn acres(a: f64) -> String {
-    format!("{:.2} acres", a.max(0.0))
+    prose!("{:.2} acres", a.max(0.0))
 }
 
 /// What a refused disturbance feature leaves unknown, as missing facts.
@@ -407,7 +409,7 @@ fn refused(f: &Facts) -> Vec<String> {
     f.acreage
         .refused
         .iter()
-        .map(|r| format!("a valid {r}"))
+        .map(|r| prose!("a valid {r}"))
         .collect()
 }
 
@@ -416,7 +418,7 @@ fn refused_note(f: &Facts) -> String {
     if f.acreage.refused.is_empty() {
         String::new()
     } else {
-        format!(
+        prose!(
             " Cannot decide from the acres alone: {} refused at load, so the disturbed area may be larger.",
             f.acreage.refused.len()
         )
@@ -467,18 +469,18 @@ mod tests {
         let law = |id: RuleId| spec(id).law;
         let inspections = law(RuleId::Inspections);
         for words in [
-            format!("every {} days", d.inspection_interval_days),
-            format!("within {} hours", d.storm_inspection_hours),
-            format!("producing {} inches", d.storm_threshold_in),
+            prose!("every {} days", d.inspection_interval_days),
+            prose!("within {} hours", d.storm_inspection_hours),
+            prose!("producing {} inches", d.storm_threshold_in),
         ] {
             assert!(inspections.contains(&words), "inspections: {words}");
         }
         assert!(spec(RuleId::Inspections)
             .title
-            .contains(&format!("every {} days", d.inspection_interval_days)));
-        let five = format!("({}) or more acres", d.condition_b_acres);
+            .contains(&prose!("every {} days", d.inspection_interval_days)));
+        let five = prose!("({}) or more acres", d.condition_b_acres);
         assert!(law(RuleId::ConditionB).contains(&five), "{five}");
-        let at_once = format!(
+        let at_once = prose!(
             "({}) acres shall be disturbed",
             d.max_disturbed_at_once_acres
         );

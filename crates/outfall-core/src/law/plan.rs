@@ -5,6 +5,7 @@
 use super::{acres, and3, assumed, or3, refused, refused_note, Decision, Decisions, RuleId};
 use crate::config::Rules;
 use crate::facts::{EntryRule, Facts};
+use crate::law::prose::prose;
 
 /// How the first receiving water was found, in words. A nearest-water pick is said to be a
 /// guess that an outfall point would settle.
@@ -33,11 +34,11 @@ pub fn describe_entry(f: &Facts) -> String {
                 .nearest_to_site
                 .as_ref()
                 .filter(|(n, _)| n != name)
-                .map(|(n, d)| format!("; the water nearest the site itself is {n}, {d:.0} m away, but the outfall decides"))
+                .map(|(n, d)| prose!("; the water nearest the site itself is {n}, {d:.0} m away, but the outfall decides"))
                 .unwrap_or_default();
-            format!("The applicant's outfall point ({:.5}, {:.5}) discharges to {name} ({id}), {dist:.0} m from it{lake}{other}.", o[0], o[1])
+            prose!("The applicant's outfall point ({:.5}, {:.5}) discharges to {name} ({id}), {dist:.0} m from it{lake}{other}.", o[0], o[1])
         }
-        EntryRule::Catchment => format!(
+        EntryRule::Catchment => prose!(
             "The site lies in catchment {}, which drains to its own flowline, {name} ({id}).",
             e.catchment_id.as_deref().unwrap_or("?")
         ),
@@ -48,13 +49,13 @@ pub fn describe_entry(f: &Facts) -> String {
             .map(|s| s.describe())
             .unwrap_or_default(),
         EntryRule::StormSewer => String::new(),
-        EntryRule::Nearest => format!(
+        EntryRule::Nearest => prose!(
             "Assumed from the nearest water: {name} ({id}), {dist:.0} m from the site{lake}. The drainage path is not known; the applicant's outfall point would make it certain."
         ),
         EntryRule::UnreadableOutfall => "The site's record states an outfall that cannot be read as longitude,latitude (see the record's problems); no water is assumed in its place, so the entry and Condition A are unknown until the outfall is corrected.".into(),
         EntryRule::None if !f.water.waters_loaded => "No flowlines or waterbodies are loaded, so no receiving water can be found.".into(),
         EntryRule::None if !f.water.located => "The subject has no geometry to locate it.".into(),
-        EntryRule::None => format!(
+        EntryRule::None => prose!(
             "No receiving water within {:.0} m (the search radius). Identify the discharge point and give it as an outfall.",
             e.search_radius_m
         ),
@@ -71,19 +72,19 @@ pub fn receiving_waters(x: &Decisions) -> Decision {
     let sources = if f.water.name_notes.is_empty() {
         String::new()
     } else {
-        format!(
+        prose!(
             " Where the names come from: {}.",
             f.water.name_notes.join("; ")
         )
     };
-    let entry = format!("{}{sources}", describe_entry(f));
+    let entry = prose!("{}{sources}", describe_entry(f));
     let reason = match (required, names.is_empty()) {
-        (Some(true), false) => format!("The SWPPP must name the receiving waters: {}. {entry}", names.join("; ")),
-        (Some(true), true) => format!("The SWPPP must name the receiving waters, but none was found. {entry}"),
-        (Some(false), false) => format!("Receiving waters: {}. No SWPPP is required of this site by this law, so naming them is not required. {entry}", names.join("; ")),
-        (Some(false), true) => format!("No SWPPP is required of this site by this law. {entry}"),
-        (None, false) => format!("Receiving waters: {}. Whether a SWPPP is required, and so whether they must be named in it, is undetermined. {entry}", names.join("; ")),
-        (None, true) => format!("Whether a SWPPP is required is undetermined. {entry}"),
+        (Some(true), false) => prose!("The SWPPP must name the receiving waters: {}. {entry}", names.join("; ")),
+        (Some(true), true) => prose!("The SWPPP must name the receiving waters, but none was found. {entry}"),
+        (Some(false), false) => prose!("Receiving waters: {}. No SWPPP is required of this site by this law, so naming them is not required. {entry}", names.join("; ")),
+        (Some(false), true) => prose!("No SWPPP is required of this site by this law. {entry}"),
+        (None, false) => prose!("Receiving waters: {}. Whether a SWPPP is required, and so whether they must be named in it, is undetermined. {entry}", names.join("; ")),
+        (None, true) => prose!("Whether a SWPPP is required is undetermined. {entry}"),
     };
     let mut missing = x.get(RuleId::SwpppRequired).missing.clone();
     if names.is_empty() {
@@ -109,10 +110,7 @@ pub fn five_acre_limit(x: &Decisions) -> Decision {
     let required = x.get(RuleId::SwpppRequired);
     let approval = f.claims.swppp_approval.known().filter(|x| x.approved());
     let over = a.peak_acres > limit + 1e-9;
-    let when = a
-        .peak_date
-        .map(|d| format!(" from {d}"))
-        .unwrap_or_default();
+    let when = a.peak_date.map(|d| prose!(" from {d}")).unwrap_or_default();
     let pre = assumed(f);
     let undated = !a.undated_phases.is_empty() && a.phases.len() > 1;
     let short = !a.refused.is_empty() && approval.is_none() && required.met != Some(false);
@@ -125,7 +123,7 @@ pub fn five_acre_limit(x: &Decisions) -> Decision {
     } else if !over && short {
         Decision::new(
             None,
-            format!(
+            prose!(
                 "{pre}Peak disturbed at one time is {}{when}, within the {limit} acre limit.{}",
                 acres(a.peak_acres),
                 refused_note(f)
@@ -135,34 +133,34 @@ pub fn five_acre_limit(x: &Decisions) -> Decision {
     } else if !over {
         Decision::new(
             Some(false),
-            format!(
+            prose!(
                 "{pre}Peak disturbed at one time is {}{when}, within the {limit} acre limit.",
                 acres(a.peak_acres)
             ),
         )
     } else if required.met == Some(false) {
-        Decision::new(Some(false), format!("{pre}Peak disturbed at one time is {}, but this law requires no SWPPP of the site, so the limit does not apply.", acres(a.peak_acres)))
+        Decision::new(Some(false), prose!("{pre}Peak disturbed at one time is {}, but this law requires no SWPPP of the site, so the limit does not apply.", acres(a.peak_acres)))
     } else if a.whole_parcel {
-        Decision::new(None, format!("The parcel is {}; how much of it is disturbed \"at any one time\" depends on a disturbance plan with dates, which a parcel alone does not give.", acres(a.peak_acres)))
+        Decision::new(None, prose!("The parcel is {}; how much of it is disturbed \"at any one time\" depends on a disturbance plan with dates, which a parcel alone does not give.", acres(a.peak_acres)))
             .missing(["a disturbance plan with its phases and dates".to_string()])
     } else if let Some(ap) = approval {
         with_approval(f, r, ap)
     } else if let crate::claims::Stated::Unreadable(w) = &f.claims.swppp_approval {
-        Decision::new(None, format!("{pre}Peak disturbed at one time is {}{when}, over the {limit} acre limit; the SWPPP approval is recorded as '{w}', which the approval vocabulary does not know, so whether the disturbance is \"pursuant to an approved SWPPP\" cannot be told.", acres(a.peak_acres)))
-            .missing([format!("the SWPPP approval's decision (got '{w}')")])
+        Decision::new(None, prose!("{pre}Peak disturbed at one time is {}{when}, over the {limit} acre limit; the SWPPP approval is recorded as '{w}', which the approval vocabulary does not know, so whether the disturbance is \"pursuant to an approved SWPPP\" cannot be told.", acres(a.peak_acres)))
+            .missing([prose!("the SWPPP approval's decision (got '{w}')")])
     } else if undated {
-        Decision::new(None, format!("{pre}Counting the undated phases ({}) as disturbed throughout, {} could be disturbed at once, over the {limit} acre limit; their dates decide it.", a.undated_phases.join(", "), acres(a.peak_acres)))
-            .missing(a.undated_phases.iter().map(|p| format!("start and end dates of phase {p}")))
+        Decision::new(None, prose!("{pre}Counting the undated phases ({}) as disturbed throughout, {} could be disturbed at once, over the {limit} acre limit; their dates decide it.", a.undated_phases.join(", "), acres(a.peak_acres)))
+            .missing(a.undated_phases.iter().map(|p| prose!("start and end dates of phase {p}")))
     } else {
         let recorded = f
             .claims
             .swppp_approval
             .known()
-            .map(|x| format!(" (recorded: {})", x.describe()))
+            .map(|x| prose!(" (recorded: {})", x.describe()))
             .unwrap_or_default();
         let d = Decision::new(
             and3(required.met, Some(true)),
-            format!("{pre}Peak disturbed at one time is {}{when}, over the {limit} acre limit, and no approved SWPPP is recorded{recorded}: \"not more than five (5) acres shall be disturbed at any one time unless pursuant to an approved SWPPP\".", acres(a.peak_acres)),
+            prose!("{pre}Peak disturbed at one time is {}{when}, over the {limit} acre limit, and no approved SWPPP is recorded{recorded}: \"not more than five (5) acres shall be disturbed at any one time unless pursuant to an approved SWPPP\".", acres(a.peak_acres)),
         );
         d.missing(required.missing.clone())
     };
@@ -186,16 +184,16 @@ fn with_approval(f: &Facts, r: &Rules, ap: &crate::claims::SwpppApproval) -> Dec
     let pre = assumed(f);
     let peak = acres(a.peak_acres);
     match (ap.date, &a.before_approval) {
-        (None, _) => Decision::new(None, format!("{pre}Peak disturbed at one time is {peak}, over {limit} acres, and an approved SWPPP is recorded ({}), but not its date, so whether the disturbance over {limit} acres came after the approval cannot be told.", ap.describe()))
+        (None, _) => Decision::new(None, prose!("{pre}Peak disturbed at one time is {peak}, over {limit} acres, and an approved SWPPP is recorded ({}), but not its date, so whether the disturbance over {limit} acres came after the approval cannot be told.", ap.describe()))
             .missing(["the date of the SWPPP approval".to_string()]),
-        (Some(day), None) => Decision::new(None, format!("{pre}Peak disturbed at one time is {peak}, over {limit} acres; the SWPPP was approved {day}, but no phase is dated, so whether the disturbance began before the approval cannot be told."))
+        (Some(day), None) => Decision::new(None, prose!("{pre}Peak disturbed at one time is {peak}, over {limit} acres; the SWPPP was approved {day}, but no phase is dated, so whether the disturbance began before the approval cannot be told."))
             .missing(["the start and end dates of the phases".to_string()]),
-        (Some(day), Some(before)) if before.acres > limit + 1e-9 => Decision::new(Some(true), format!(
+        (Some(day), Some(before)) if before.acres > limit + 1e-9 => Decision::new(Some(true), prose!(
             "{pre}Before the SWPPP approval of {day}, {} were disturbed at one time{}, over the {limit} acre limit: disturbance before the approval was not \"pursuant to an approved SWPPP\".",
             acres(before.acres),
-            before.date.map(|d| format!(" from {d}")).unwrap_or_default()
+            before.date.map(|d| prose!(" from {d}")).unwrap_or_default()
         )),
-        (Some(day), Some(before)) => Decision::new(Some(false), format!(
+        (Some(day), Some(before)) => Decision::new(Some(false), prose!(
             "{pre}Peak disturbed at one time is {peak}, over {limit} acres, \"pursuant to an approved SWPPP\" ({}); before the approval of {day}, at most {} were disturbed at one time.",
             ap.describe(),
             acres(before.acres)
@@ -211,7 +209,7 @@ pub fn phasing(x: &Decisions) -> Decision {
     let d = if !a.refused.is_empty() {
         Decision::new(
             None,
-            format!("The phases cannot be checked.{}", refused_note(f)),
+            prose!("The phases cannot be checked.{}", refused_note(f)),
         )
         .missing(refused(f))
     } else if a.phases.len() < 2 {
@@ -224,22 +222,25 @@ pub fn phasing(x: &Decisions) -> Decision {
             },
         )
     } else if !a.undated_phases.is_empty() {
-        Decision::new(None, format!("Phases {} have no dates, so whether each piece is stabilised before the next is cleared cannot be checked.", a.undated_phases.join(", ")))
-            .missing(a.undated_phases.iter().map(|p| format!("start and end dates of phase {p}")))
+        Decision::new(None, prose!("Phases {} have no dates, so whether each piece is stabilised before the next is cleared cannot be checked.", a.undated_phases.join(", ")))
+            .missing(a.undated_phases.iter().map(|p| prose!("start and end dates of phase {p}")))
     } else if a.overlaps.is_empty() {
-        Decision::new(Some(true), format!("{} phases, each ending (stabilised) before the next is cleared, as \"Phasing\" is defined in (6).", a.phases.len()))
+        Decision::new(Some(true), prose!("{} phases, each ending (stabilised) before the next is cleared, as \"Phasing\" is defined in (6).", a.phases.len()))
     } else {
         let list: Vec<String> = a
             .overlaps
             .iter()
             .map(|o| {
-                format!(
+                prose!(
                     "phase {} starts {} while phase {} is open until {}",
-                    o.later, o.from, o.earlier, o.to
+                    o.later,
+                    o.from,
+                    o.earlier,
+                    o.to
                 )
             })
             .collect();
-        Decision::new(Some(false), format!("Not phasing as (6) defines it (\"the stabilization of each piece completed before the clearing of the next\"): {}.", list.join("; ")))
+        Decision::new(Some(false), prose!("Not phasing as (6) defines it (\"the stabilization of each piece completed before the clearing of the next\"): {}.", list.join("; ")))
     };
     d.fact("phases", a.phases.len())
         .fact("overlaps", &a.overlaps)
@@ -261,8 +262,8 @@ fn any_condition(x: &Decisions) -> (Option<bool>, Vec<&'static str>) {
 
 fn conditions_words(which: &[&str]) -> String {
     match which {
-        [one] => format!("Condition {one} applies"),
-        [init @ .., last] => format!("Conditions {} and {last} apply", init.join(", ")),
+        [one] => prose!("Condition {one} applies"),
+        [init @ .., last] => prose!("Conditions {} and {last} apply", init.join(", ")),
         [] => String::new(),
     }
 }
@@ -273,7 +274,7 @@ pub fn swppp_full(x: &Decisions) -> Decision {
     let (any, which) = any_condition(x);
     let met = and3(req.met, any);
     let reason = match (req.met, met) {
-        (_, Some(true)) => format!("{}: the SWPPP must also include the post-construction stormwater management practices of (7)(b)[3] ([a] to [j]).", conditions_words(&which)),
+        (_, Some(true)) => prose!("{}: the SWPPP must also include the post-construction stormwater management practices of (7)(b)[3] ([a] to [j]).", conditions_words(&which)),
         (Some(false), _) => "No SWPPP is required of this site by this law.".into(),
         (Some(true), Some(false)) => "A land development activity without Condition A, B or C: the basic SWPPP of (7)(b)[1] with erosion and sediment controls suffices.".into(),
         _ => "Whether Condition A, B or C holds is undetermined, so whether post-construction controls are required is too.".into(),
@@ -328,7 +329,7 @@ pub fn inspections(x: &Decisions) -> Decision {
     let (any, which) = any_condition(x);
     let met = and3(req.met, any);
     let reason = match met {
-        Some(true) => format!(
+        Some(true) => prose!(
             "{}: the applicant must have a qualified professional inspect the site and document the effectiveness of all erosion and sediment control practices every {} days and within {} hours of any storm of {} inches of precipitation or more, and keep the inspection reports in a site logbook.",
             conditions_words(&which), r.inspection_interval_days, r.storm_inspection_hours, r.storm_threshold_in
         ),

@@ -3,6 +3,7 @@
 
 use crate::config::{CauseReading, Rules};
 use crate::facts::{EntryRule, Facts, Impaired, NotCovered, TmdlWatershed};
+use crate::law::prose::prose;
 use crate::law::{or3, Decision};
 use crate::vocabulary::causes::CauseVocabulary;
 
@@ -111,9 +112,10 @@ fn list_prong(
         None
     } else if !silent.is_empty() {
         missing.extend(silent.iter().map(|n| {
-            format!(
+            prose!(
                 "whether {} ({}) is on the 303(d) list: the list loaded does not cover it",
-                n.name, n.segment
+                n.name,
+                n.segment
             )
         }));
         None
@@ -133,16 +135,16 @@ fn met_reasons(
         let at = if l.first_receiving {
             "the first receiving water".to_string()
         } else {
-            format!(
+            prose!(
                 "{:.2} km downstream, within {}",
                 l.distance_m / 1000.0,
                 scope_words(r)
             )
         };
-        why.push(format!("{} ({}) is on the 303(d) list and is {at}; it is impaired by {}, a pollutant of concern ({}).", l.name, l.id, poc.join(", "), reading_words(r)));
+        why.push(prose!("{} ({}) is on the 303(d) list and is {at}; it is impaired by {}, a pollutant of concern ({}).", l.name, l.id, poc.join(", "), reading_words(r)));
     }
     if let Some(t) = storm {
-        why.push(format!(
+        why.push(prose!(
             "The discharge enters the {} TMDL watershed ({}) at the {}, and stormwater is identified as a source of the impairment.",
             t.name,
             t.pollutant.as_deref().unwrap_or("pollutant not given"),
@@ -163,7 +165,7 @@ fn unmet_reasons(
     let w = &f.water;
     let mut why: Vec<String> = Vec::new();
     match list_prong {
-        Some(false) => why.push(format!(
+        Some(false) => why.push(prose!(
             "No listed water in scope ({}) is impaired by a pollutant of concern ({}).",
             scope_words(r),
             reading_words(r)
@@ -172,11 +174,11 @@ fn unmet_reasons(
             "No 303(d) impaired-waters list is loaded, so the 303(d) prong cannot be decided."
                 .into(),
         ),
-        None if known => why.push(format!(
+        None if known => why.push(prose!(
             "The 303(d) list loaded does not cover {}, which receives the discharge in scope ({}); whether it is listed is not known from the data, so the 303(d) prong is undecided.",
             w.not_covered
                 .iter()
-                .map(|n| format!("{} ({}) at {:.2} km", n.name, n.segment, n.distance_m / 1000.0))
+                .map(|n| prose!("{} ({}) at {:.2} km", n.name, n.segment, n.distance_m / 1000.0))
                 .collect::<Vec<_>>()
                 .join(", "),
             scope_words(r)
@@ -188,7 +190,7 @@ fn unmet_reasons(
             why.push("The discharge enters no TMDL watershed where stormwater is a source.".into())
         }
         None if !w.tmdl_loaded => why.push("No TMDL watershed layer is loaded.".into()),
-        None if !blank.is_empty() => why.push(format!(
+        None if !blank.is_empty() => why.push(prose!(
             "The discharge enters the {} TMDL watershed, whose record does not say whether stormwater is a source of the impairment.",
             blank.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
         )),
@@ -239,7 +241,7 @@ fn tmdl_prong<'a>(
         None
     } else if !blank.is_empty() {
         missing.extend(blank.iter().map(|t| {
-            format!(
+            prose!(
                 "whether stormwater is a source of the {} TMDL ({}): its stormwater-source attribute is blank",
                 t.name, t.id
             )
@@ -254,7 +256,7 @@ fn tmdl_prong<'a>(
 /// How "pollutant of concern" is read, in words.
 fn reading_words(r: &Rules) -> String {
     match r.condition_a_causes {
-        CauseReading::Construction => format!(
+        CauseReading::Construction => prose!(
             "pollutants of concern read as sediment and the construction-related causes (the causes vocabulary's sediment and nutrients terms, matched as whole terms, plus {}), DEC's practice",
             r.construction_pollutants.join(", ")
         ),
@@ -265,7 +267,7 @@ fn reading_words(r: &Rules) -> String {
 /// Which waters Condition A looks at, in words.
 fn scope_words(r: &Rules) -> String {
     if r.condition_a_downstream_km > 0.0 {
-        format!(
+        prose!(
             "the first receiving water or a listed water within {:.2} km downstream",
             r.condition_a_downstream_km
         )
@@ -286,7 +288,7 @@ fn context_notes(
     let mut notes: Vec<String> = outside
         .iter()
         .map(|l| {
-            format!(
+            prose!(
                 "Outside the scope: {} ({}) {:.1} km downstream, listed for {}.",
                 l.name,
                 l.id,
@@ -300,7 +302,7 @@ fn context_notes(
             .iter()
             .filter(|l| hit_id != Some(l.id.as_str()))
             .map(|l| {
-                format!(
+                prose!(
             "In scope but not a pollutant of concern under this reading: {} ({}) listed for {}.",
             l.name,
             l.id,
@@ -315,7 +317,7 @@ fn context_notes(
         .map(|t| t.name.as_str())
         .collect();
     if !footprint_only.is_empty() {
-        notes.push(format!("The site's footprint meets the {} TMDL watershed, but its discharge does not enter it within scope; the footprint does not decide Condition A.", footprint_only.join(", ")));
+        notes.push(prose!("The site's footprint meets the {} TMDL watershed, but its discharge does not enter it within scope; the footprint does not decide Condition A.", footprint_only.join(", ")));
     }
     notes
 }
@@ -329,7 +331,7 @@ fn where_missing(f: &Facts) -> String {
     } else if f.water.entry.rule == EntryRule::UnreadableOutfall {
         "a readable outfall point (the record's outfall is not longitude,latitude)".into()
     } else {
-        format!(
+        prose!(
             "a receiving water within {:.0} m, or the applicant's outfall point",
             f.water.entry.search_radius_m
         )
