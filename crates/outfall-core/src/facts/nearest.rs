@@ -257,18 +257,22 @@ impl RingIndex {
         near: &mut Vec<Coord<f64>>,
     ) -> f64 {
         // Touching or crossing boundaries, or one inside the other: 0, as geo's `intersects`.
+        // Loops over each line's segments rather than one flattened iterator, which did not
+        // compile to a plain loop and cost a twentieth of the check.
         let r = self.rect_m;
-        for seg in t.lines().flat_map(segments) {
-            let (lo, hi) = (seg.start, seg.end);
-            if lo.x.max(hi.x) < r.min().x
-                || lo.x.min(hi.x) > r.max().x
-                || lo.y.max(hi.y) < r.min().y
-                || lo.y.min(hi.y) > r.max().y
-            {
-                continue;
-            }
-            if self.segments.any_meets(&seg) {
-                return 0.0;
+        for line in t.lines() {
+            for seg in segments(line) {
+                let (lo, hi) = (seg.start, seg.end);
+                if lo.x.max(hi.x) < r.min().x
+                    || lo.x.min(hi.x) > r.max().x
+                    || lo.y.max(hi.y) < r.min().y
+                    || lo.y.min(hi.y) > r.max().y
+                {
+                    continue;
+                }
+                if self.segments.any_meets(&seg) {
+                    return 0.0;
+                }
             }
         }
         // No boundary meets: each target line lies wholly inside or outside the probe, and
@@ -290,13 +294,13 @@ impl RingIndex {
         // the rest then beats, so most vertices are never measured against every segment
         // (that product was most of the anchors' check).
         by_box.clear();
-        by_box.extend(
-            t.lines()
-                .flatten()
-                .chain(t.points)
-                .map(|c| (self.clear_of_box2(*c), *c))
-                .filter(|(box2, _)| *box2 <= seed * seed * (1.0 + 1e-9)),
-        );
+        let reach2 = seed * seed * (1.0 + 1e-9);
+        for c in t.coords.iter().chain(t.points) {
+            let box2 = self.clear_of_box2(*c);
+            if box2 <= reach2 {
+                by_box.push((box2, *c));
+            }
+        }
         // The vertex nearest the box seeds the best, so only the few that can still beat it
         // are sorted (sorting every vertex of a long flowline cost more than measuring).
         let mut best = seed;
@@ -328,17 +332,20 @@ impl RingIndex {
         // Squared distances filter; geo's exact distance is taken only where one can win
         // (with a little slack for rounding), so the minimum is geo's own value.
         let mut best2 = best * best * (1.0 + 1e-9);
-        for seg in t.lines().flat_map(segments) {
-            // Every probe vertex lies in the probe's box, so a segment whose own box is
-            // farther from it than the best cannot win: along a long flowline that is nearly
-            // every segment, and the segment-by-vertex product was most of this distance.
-            if self.box_gap2(&seg) > best2 * (1.0 + 1e-6) {
-                continue;
-            }
-            for p in near.iter() {
-                if segment_distance2(*p, &seg) <= best2 {
-                    best = best.min(Euclidean.distance(&seg, &Point(*p)));
-                    best2 = best * best * (1.0 + 1e-9);
+        for line in t.lines() {
+            for seg in segments(line) {
+                // Every probe vertex lies in the probe's box, so a segment whose own box is
+                // farther from it than the best cannot win: along a long flowline that is
+                // nearly every segment, and the segment-by-vertex product was most of this
+                // distance.
+                if self.box_gap2(&seg) > best2 * (1.0 + 1e-6) {
+                    continue;
+                }
+                for p in near.iter() {
+                    if segment_distance2(*p, &seg) <= best2 {
+                        best = best.min(Euclidean.distance(&seg, &Point(*p)));
+                        best2 = best * best * (1.0 + 1e-9);
+                    }
                 }
             }
         }
