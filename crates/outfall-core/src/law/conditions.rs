@@ -69,7 +69,7 @@ fn plan_acres(f: &Facts) -> (f64, bool) {
 /// let catalog = Catalog::open(&demo)?;
 /// let s03 = Subject::from_site(&catalog, catalog.site("S03")?);
 /// let facts = facts::gather(&catalog, &s03);
-/// assert_eq!(prose!("{:.2}", facts.acreage.total_acres), "7.31");
+/// assert_eq!(format!("{:.2}", facts.acreage.total_acres), "7.31");
 ///
 /// let clay = Rules::default();
 /// assert_eq!(clay.condition_b_acres, 5.0);

@@ -469,18 +469,18 @@ mod tests {
         let law = |id: RuleId| spec(id).law;
         let inspections = law(RuleId::Inspections);
         for words in [
-            prose!("every {} days", d.inspection_interval_days),
-            prose!("within {} hours", d.storm_inspection_hours),
-            prose!("producing {} inches", d.storm_threshold_in),
+            format!("every {} days", d.inspection_interval_days),
+            format!("within {} hours", d.storm_inspection_hours),
+            format!("producing {} inches", d.storm_threshold_in),
         ] {
             assert!(inspections.contains(&words), "inspections: {words}");
         }
         assert!(spec(RuleId::Inspections)
             .title
-            .contains(&prose!("every {} days", d.inspection_interval_days)));
-        let five = prose!("({}) or more acres", d.condition_b_acres);
+            .contains(&format!("every {} days", d.inspection_interval_days)));
+        let five = format!("({}) or more acres", d.condition_b_acres);
         assert!(law(RuleId::ConditionB).contains(&five), "{five}");
-        let at_once = prose!(
+        let at_once = format!(
             "({}) acres shall be disturbed",
             d.max_disturbed_at_once_acres
         );

@@ -38,12 +38,16 @@ pub struct TraceStep<'a> {
     pub assessment: &'static str,
 }
 
+const NO_REACH: u32 = u32::MAX;
+
 #[derive(Debug, Clone)]
 pub struct Hydro {
     network: Network,
     /// reach -> (layer index in the catalog, feature index)
     refs: Vec<(usize, usize)>,
-    by_feature: HashMap<(usize, usize), usize>,
+    /// [layer][feature] -> reach (`NO_REACH` for none): an array, not a hash map, since a
+    /// check asks it for each of its twenty candidate waters, twice.
+    by_feature: Vec<Vec<u32>>,
     lines: Vec<LineString<f64>>,
     /// Own name, or the name of the waterbody the reach runs through.
     names: Vec<Option<String>>,
@@ -274,7 +278,14 @@ impl Hydro {
             impairments.push(r.impairments);
             segments.push(r.segment);
         }
-        let by_feature = refs.iter().enumerate().map(|(r, &k)| (k, r)).collect();
+        let mut by_feature: Vec<Vec<u32>> = vec![Vec::new(); layers.len()];
+        for (r, &(li, fi)) in refs.iter().enumerate() {
+            let of_layer = &mut by_feature[li];
+            if of_layer.is_empty() {
+                of_layer.resize(layers[li].features.len(), NO_REACH);
+            }
+            of_layer[fi] = u32::try_from(r).ok()?;
+        }
         let assessments = segments
             .iter()
             .zip(&impairments)
@@ -327,7 +338,8 @@ impl Hydro {
     }
 
     pub fn reach_of(&self, layer: usize, feature: usize) -> Option<usize> {
-        self.by_feature.get(&(layer, feature)).copied()
+        let r = *self.by_feature.get(layer)?.get(feature)?;
+        (r != NO_REACH).then_some(r as usize)
     }
 
     pub fn reach_id<'a>(&self, layers: &'a [Layer], r: usize) -> &'a str {
