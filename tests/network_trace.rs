@@ -565,3 +565,20 @@ fn step_names_beyond_read_as_each_reach_on_its_own() {
         .iter()
         .all(|n| *n == StepName::Unnamed));
 }
+
+/// A step's name written out for a report reads as its Display does, in a string of its own
+/// length, for each kind of name.
+#[test]
+fn step_names_write_out_as_they_display_at_their_length() {
+    for name in [
+        StepName::Own("Ley Creek"),
+        StepName::TributaryTo("Oneida River"),
+        StepName::TributaryTo(""),
+        StepName::Unnamed,
+    ] {
+        let text = name.text();
+        assert_eq!(text, name.to_string());
+        assert!(name == *text.as_str(), "{text} reads back as its name");
+        assert_eq!(text.capacity(), text.len(), "{text}");
+    }
+}

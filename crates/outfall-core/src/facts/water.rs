@@ -442,14 +442,14 @@ fn follow_downstream(
         .iter()
         .map(|s| Reach {
             id: h.reach_id(&catalog.layers, s.reach).to_string(),
-            name: s.name.to_string(),
+            name: s.name.text(),
             length_m: round1(s.length_m),
             distance_m: round1((s.distance_m - offset).max(0.0)),
             impaired: !s.impairments.is_empty(),
             causes: all_causes(s.impairments),
             impaired_ids: s.impairments.iter().map(|i| i.id.clone()).collect(),
             name_source: s.name_source.map(str::to_string),
-            nhd_name: s.nhd_name.map(|n| n.to_string()),
+            nhd_name: s.nhd_name.map(|n| n.text()),
             segment: s.segment.map(str::to_string),
             assessment: s.assessment,
         })
@@ -466,7 +466,7 @@ fn follow_downstream(
     out.names = h.receiving_names(&trace);
     out.name_notes = name_notes(&out.names, &trace);
     if out.entry.water_kind.as_deref() != Some("waterbody") {
-        out.entry.water_name = trace.first().map(|s| s.name.to_string());
+        out.entry.water_name = trace.first().map(|s| s.name.text());
     }
     for (i, (s, r)) in trace.iter().zip(&out.downstream).enumerate() {
         let uncovered = r.assessment == crate::waters::NOT_COVERED

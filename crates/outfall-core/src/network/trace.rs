@@ -192,11 +192,31 @@ pub enum StepName<'a> {
     Unnamed,
 }
 
+impl StepName<'_> {
+    /// The name written out, in a string of its own length (`to_string` writes "unnamed
+    /// tributary to X" in two pieces and grows the string between them; a check writes
+    /// twenty candidates' names and every step's).
+    pub fn text(&self) -> String {
+        match self {
+            StepName::Own(n) => (*n).to_string(),
+            StepName::TributaryTo(x) => {
+                let mut s = String::with_capacity(TRIBUTARY_TO.len() + x.len());
+                s.push_str(TRIBUTARY_TO);
+                s.push_str(x);
+                s
+            }
+            StepName::Unnamed => UNNAMED_TRIBUTARY.to_string(),
+        }
+    }
+}
+
+const TRIBUTARY_TO: &str = "unnamed tributary to ";
+
 impl std::fmt::Display for StepName<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StepName::Own(n) => f.write_str(n),
-            StepName::TributaryTo(x) => write!(f, "unnamed tributary to {x}"),
+            StepName::TributaryTo(x) => write!(f, "{TRIBUTARY_TO}{x}"),
             StepName::Unnamed => f.write_str(UNNAMED_TRIBUTARY),
         }
     }
@@ -207,7 +227,7 @@ impl PartialEq<str> for StepName<'_> {
     fn eq(&self, text: &str) -> bool {
         match self {
             StepName::Own(n) => *n == text,
-            StepName::TributaryTo(x) => text.strip_prefix("unnamed tributary to ") == Some(*x),
+            StepName::TributaryTo(x) => text.strip_prefix(TRIBUTARY_TO) == Some(*x),
             StepName::Unnamed => text == UNNAMED_TRIBUTARY,
         }
     }

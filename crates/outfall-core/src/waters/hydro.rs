@@ -363,7 +363,7 @@ impl Hydro {
     /// The SWPPP name of a reach on its own: its name, the lake it runs through, or
     /// "unnamed tributary to X" with X the first named water down the main path.
     pub fn display_name(&self, r: usize) -> String {
-        self.name_down(r, |x| self.names[x].as_deref()).to_string()
+        self.name_down(r, |x| self.names[x].as_deref()).text()
     }
 
     /// Impairments matched to a reach.
