@@ -31,11 +31,6 @@ impl FactMap {
             .map(|i| &self.0[i].1)
     }
 
-    /// The facts in name order.
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &Value)> {
-        self.0.iter().map(|(k, v)| (*k, v))
-    }
-
     pub fn len(&self) -> usize {
         self.0.len()
     }

@@ -218,11 +218,7 @@ pub fn spec(id: RuleId) -> &'static RuleSpec {
 }
 
 /// The clause label a town configured for a rule.
-pub fn clause(c: &Clauses, id: RuleId) -> &str {
-    clause_label(c, id)
-}
-
-fn clause_label(c: &Clauses, id: RuleId) -> &Arc<str> {
+pub fn clause(c: &Clauses, id: RuleId) -> &Arc<str> {
     match id {
         RuleId::Jurisdiction => &c.jurisdiction,
         RuleId::Exemption => &c.exemption,
@@ -254,7 +250,7 @@ pub fn decide(id: RuleId, f: &Facts, r: &Rules, c: &Clauses) -> Finding {
 fn finding(id: RuleId, d: Decision, f: &Facts, c: &Clauses) -> Finding {
     Finding {
         rule: id,
-        clause: clause_label(c, id).clone(),
+        clause: clause(c, id).clone(),
         met: d.met,
         missing: d.missing,
         reason: d.reason,
