@@ -3,7 +3,7 @@
 //! and checked.
 
 use super::fast::{fast_geometry, FastFeature};
-use super::props::{properties_of, Key, KeyOrder};
+use super::props::{properties_from, properties_of, Key, KeyOrder};
 use crate::config::LayerConfig;
 use crate::load::{check_geometry, feature_id_from, Feature, Refused, Reprojector};
 use geojson::GeometryValue;
@@ -63,23 +63,29 @@ pub(super) fn convert(
     // The usual feature in one pass; anything else split into its members first, for the
     // checked geometry path. A feature that is not an object has no members (as
     // `Value::get` sees it).
-    let (f, read) = match serde_json::from_str::<FastFeature>(raw) {
-        Ok(f) => (
-            RawFeature {
-                properties: f.properties,
-                geometry: None,
-                id: f.id,
-            },
-            Some(f.geometry),
-        ),
+    let (f, read, properties) = match serde_json::from_str::<FastFeature>(raw) {
+        Ok(f) => {
+            let entries = f.properties.map(|e| e.0).unwrap_or_default();
+            let properties = properties_from(&entries, keys);
+            (
+                RawFeature {
+                    properties: None,
+                    geometry: None,
+                    id: f.id,
+                },
+                Some(f.geometry),
+                properties,
+            )
+        }
         Err(_) => {
             if !checked && serde_json::from_str::<IgnoredAny>(raw).is_err() {
                 return None;
             }
-            (serde_json::from_str(raw).unwrap_or_default(), None)
+            let f: RawFeature = serde_json::from_str(raw).unwrap_or_default();
+            let properties = properties_of(f.properties, keys);
+            (f, None, properties)
         }
     };
-    let properties = properties_of(f.properties, keys);
     let native = match &f.id {
         Some(Value::String(s)) => Some(s.clone()),
         Some(Value::Number(n)) => Some(n.to_string()),

@@ -32,7 +32,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Key<'a> {
 }
 
 /// A properties object's entries in file order; anything but an object has none.
-struct Entries<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+pub(super) struct Entries<'a>(pub(super) Vec<(Cow<'a, str>, &'a RawValue)>);
 
 impl<'de: 'a, 'a> serde::Deserialize<'de> for Entries<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -125,7 +125,16 @@ pub(super) fn properties_of(raw: Option<&RawValue>, order: &mut KeyOrder) -> Pro
         .and_then(|r| serde_json::from_str::<Entries>(r.get()).ok())
         .map(|e| e.0)
         .unwrap_or_default();
-    order.learn(&entries);
+    properties_from(&entries, order)
+}
+
+/// The attributes of a properties member already split into its entries, as
+/// [`properties_of`] gives them.
+pub(super) fn properties_from(
+    entries: &[(Cow<str>, &RawValue)],
+    order: &mut KeyOrder,
+) -> Properties {
+    order.learn(entries);
     let keys = order.keys.clone().unwrap_or_else(|| Keys::from(Vec::new()));
     let mut text = Vec::with_capacity(entries.iter().map(|(_, v)| v.get().len()).sum());
     let mut ends = Vec::with_capacity(order.sorted.len());

@@ -184,6 +184,38 @@ mod one_pass {
         assert!(refused(3).contains("closed"), "{}", refused(3));
         assert!(refused(4).contains("no geometry"), "{}", refused(4));
     }
+
+    /// The one-pass reading splits a feature's properties as it reads the feature; the
+    /// member-by-member reading (a Point goes there) splits them from their text after. Both
+    /// give the same attributes for every kind of properties member.
+    #[test]
+    fn properties_read_in_one_pass_are_those_read_after() {
+        let members = [
+            r#"{"b":"x","a":2.50,"c":null}"#,
+            r#"{"n\u0061me":"esc","a":[1,{"k":"v"}],"o":{"p":[]}}"#,
+            r#"{"a":1,"b":2,"a":3}"#,
+            r#"{"t":"quote \" and \\ inside","u":"\u00e9"}"#,
+            r#"{}"#,
+            "null",
+            "[1,2]",
+            r#""text""#,
+            "7",
+        ];
+        let poly = r#"{"type":"Polygon","coordinates":[[[0,0],[0,1],[1,1],[1,0],[0,0]]]}"#;
+        let point = r#"{"type":"Point","coordinates":[0.5,0.5]}"#;
+        for m in members {
+            let feature =
+                |g: &str| format!(r#"{{"type":"Feature","properties":{m},"geometry":{g}}}"#);
+            let items = load(&format!("{},{}", feature(poly), feature(point)));
+            let attrs = |i: usize| items[i].as_ref().unwrap().properties.to_map();
+            assert_eq!(attrs(0), attrs(1), "properties {m}");
+            let expect = match serde_json::from_str::<Value>(m).unwrap() {
+                Value::Object(o) => o.len(),
+                _ => 0,
+            };
+            assert_eq!(attrs(0).len(), expect, "properties {m}");
+        }
+    }
 }
 
 /// The splitter reads what serde's scan reads, feature for feature, and where it gives up
