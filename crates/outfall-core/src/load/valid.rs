@@ -10,8 +10,36 @@ use rstar::RTree;
 
 type Segment = GeomWithData<Line<f64>, (usize, usize)>;
 
-/// Whether any two segments meet badly: segments sorted by their least x, each compared
-/// with those that start before it ends (in x) and overlap it in y.
+/// Whether the sweep for bad pairs goes along x (else y): along the axis on which the
+/// segments overlap least (the sum of their extents over the polygon's). A parcel's long
+/// edges span most of it on one axis, and the sweep visits every segment that starts under
+/// a long edge: on the Bellingham parcels, 1.68M pairs along the chosen axis against 3.87M
+/// along x.
+fn sweep_along_x(segments: &[Segment]) -> bool {
+    let span = |l: &Line<f64>| {
+        (
+            l.start.x.min(l.end.x),
+            l.start.x.max(l.end.x),
+            l.start.y.min(l.end.y),
+            l.start.y.max(l.end.y),
+        )
+    };
+    let (mut sum_x, mut sum_y) = (0.0, 0.0);
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for s in segments {
+        let (x0, x1, y0, y1) = span(s.geom());
+        sum_x += x1 - x0;
+        sum_y += y1 - y0;
+        lo = [lo[0].min(x0), lo[1].min(y0)];
+        hi = [hi[0].max(x1), hi[1].max(y1)];
+    }
+    // Compared as cross products, so that a zero extent needs no division.
+    sum_x * (hi[1] - lo[1]) <= sum_y * (hi[0] - lo[0])
+}
+
+/// Whether any two segments meet badly: segments sorted by their least coordinate along the
+/// axis [`sweep_along_x`] chooses, each compared with those that start before it ends (on
+/// that axis) and overlap it on the other.
 fn any_bad_pair(segments: &[Segment], seg_counts: &[usize]) -> bool {
     let span = |l: &Line<f64>| {
         (
@@ -21,22 +49,27 @@ fn any_bad_pair(segments: &[Segment], seg_counts: &[usize]) -> bool {
             l.start.y.max(l.end.y),
         )
     };
+    let along_x = sweep_along_x(segments);
     let mut order: Vec<(f64, f64, f64, f64, usize)> = segments
         .iter()
         .enumerate()
         .map(|(i, s)| {
             let (x0, x1, y0, y1) = span(s.geom());
-            (x0, x1, y0, y1, i)
+            if along_x {
+                (x0, x1, y0, y1, i)
+            } else {
+                (y0, y1, x0, x1, i)
+            }
         })
         .collect();
     // Any order of equal starts finds a bad pair if there is one (the tree then names it).
     order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-    for (k, &(_, ax1, ay0, ay1, i)) in order.iter().enumerate() {
-        for &(bx0, _, by0, by1, j) in &order[k + 1..] {
-            if bx0 > ax1 {
+    for (k, &(_, a1, ao0, ao1, i)) in order.iter().enumerate() {
+        for &(b0, _, bo0, bo1, j) in &order[k + 1..] {
+            if b0 > a1 {
                 break;
             }
-            if by0 > ay1 || ay0 > by1 {
+            if bo0 > ao1 || ao0 > bo1 {
                 continue;
             }
             // The pair in ring order, as the tree compares it.
@@ -175,6 +208,48 @@ fn first_crossing(segments: Vec<Segment>, seg_counts: &[usize]) -> Option<String
 mod tests {
     use super::*;
     use geo_types::polygon;
+
+    /// A comb of tall teeth is swept along x, and the same comb turned on its side along y;
+    /// either way a valid comb is valid and a crossing tooth is found.
+    #[test]
+    fn the_sweep_finds_crossings_along_either_axis() {
+        let comb = |cross: bool| {
+            let mut pts = vec![(0.0, 0.0), (20.0, 0.0)];
+            for i in (0..20).rev() {
+                let x = i as f64;
+                pts.push((x + 1.0, 1.0));
+                pts.push((x + 0.5, 10.0));
+            }
+            if cross {
+                // One tooth's tip pulled past its neighbour's: the two teeth cross.
+                pts[5].0 -= 1.5;
+            }
+            pts.push((0.0, 1.0));
+            pts
+        };
+        let polygon = |pts: &[(f64, f64)], turned: bool| {
+            let pts: Vec<(f64, f64)> = pts
+                .iter()
+                .map(|&(x, y)| if turned { (y, x) } else { (x, y) })
+                .collect();
+            Polygon::new(LineString::from(pts), vec![])
+        };
+        let segments = |p: &Polygon<f64>| -> Vec<Segment> {
+            p.exterior()
+                .lines()
+                .enumerate()
+                .map(|(i, l)| GeomWithData::new(l, (0, i)))
+                .collect()
+        };
+        for turned in [false, true] {
+            let good = polygon(&comb(false), turned);
+            assert_eq!(sweep_along_x(&segments(&good)), !turned);
+            assert_eq!(polygon_problem(&good), None, "turned {turned}");
+            let bad = polygon(&comb(true), turned);
+            let reason = polygon_problem(&bad).expect("the crossing teeth");
+            assert!(reason.contains("self-intersection"), "{reason}");
+        }
+    }
 
     #[test]
     fn finds_bowties_and_accepts_squares_with_holes() {
