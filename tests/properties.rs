@@ -46,6 +46,27 @@ fn plan() -> impl Strategy<Value = Vec<Phase>> {
     })
 }
 
+/// How far the geodesic acres of two tilings of the same lon/lat shape may differ: an edge is
+/// measured as a geodesic, which bows poleward of the straight lon/lat edge by an area of
+/// about L³·tan(lat)/(12·R), and a union cuts edges where polygons cross (each piece then
+/// bows less). A peak whose pieces keep their whole edges can so exceed a total built from
+/// cut ones: a 236 m top edge cut by a triangle's tip at 43° N was 0.105 m² (2.6 ppm). Twice
+/// the bow of every edge bounds it; a real error (an overlap counted twice) is whole acres.
+fn bulge_acres(polys: &[&Polygon<f64>]) -> f64 {
+    const R_M: f64 = 6371008.8;
+    let bow_m2: f64 = polys
+        .iter()
+        .flat_map(|p| p.exterior().lines())
+        .map(|l| {
+            let lat = ((l.start.y + l.end.y) / 2.0).to_radians();
+            let dx = (l.end.x - l.start.x).to_radians() * lat.cos() * R_M;
+            let dy = (l.end.y - l.start.y).to_radians() * R_M;
+            dx.hypot(dy).powi(3) * lat.tan().abs() / (12.0 * R_M)
+        })
+        .sum();
+    2.0 * bow_m2 / 4046.8564224 + 1e-9
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -62,9 +83,10 @@ proptest! {
     #[test]
     fn peak_at_one_time_never_exceeds_the_total(phases in plan()) {
         let all: Vec<&Polygon<f64>> = phases.iter().flat_map(|p| &p.polygons).collect();
-        let total = area::area_acres(&area::union(all));
+        let total = area::area_acres(&area::union(all.iter().copied()));
         let peak = area::peak_at_one_time(&phases);
-        prop_assert!(peak.acres <= total * (1.0 + 1e-7) + 1e-9, "peak {} > total {total}", peak.acres);
+        let slack = bulge_acres(&all);
+        prop_assert!(peak.acres <= total + slack, "peak {} > total {total} (slack {slack})", peak.acres);
         prop_assert!(peak.acres >= 0.0);
     }
 }
