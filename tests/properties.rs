@@ -64,7 +64,7 @@ fn bulge_acres(polys: &[&Polygon<f64>]) -> f64 {
             dx.hypot(dy).powi(3) * lat.tan().abs() / (12.0 * R_M)
         })
         .sum();
-    2.0 * bow_m2 / 4046.8564224 + 1e-9
+    2.0 * bow_m2 / area::SQ_M_PER_ACRE + 1e-9
 }
 
 proptest! {

@@ -10,24 +10,35 @@ use rstar::RTree;
 
 type Segment = GeomWithData<Line<f64>, (usize, usize)>;
 
+/// Each segment's extent on x then y, and its index: (x0, x1, y0, y1, i).
+type Span = (f64, f64, f64, f64, usize);
+
+fn spans(segments: &[Segment]) -> Vec<Span> {
+    segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let l = s.geom();
+            (
+                l.start.x.min(l.end.x),
+                l.start.x.max(l.end.x),
+                l.start.y.min(l.end.y),
+                l.start.y.max(l.end.y),
+                i,
+            )
+        })
+        .collect()
+}
+
 /// Whether the sweep for bad pairs goes along x (else y): along the axis on which the
 /// segments overlap least (the sum of their extents over the polygon's). A parcel's long
 /// edges span most of it on one axis, and the sweep visits every segment that starts under
 /// a long edge: on the Bellingham parcels, 1.68M pairs along the chosen axis against 3.87M
 /// along x.
-fn sweep_along_x(segments: &[Segment]) -> bool {
-    let span = |l: &Line<f64>| {
-        (
-            l.start.x.min(l.end.x),
-            l.start.x.max(l.end.x),
-            l.start.y.min(l.end.y),
-            l.start.y.max(l.end.y),
-        )
-    };
+fn sweep_along_x(spans: &[Span]) -> bool {
     let (mut sum_x, mut sum_y) = (0.0, 0.0);
     let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
-    for s in segments {
-        let (x0, x1, y0, y1) = span(s.geom());
+    for &(x0, x1, y0, y1, _) in spans {
         sum_x += x1 - x0;
         sum_y += y1 - y0;
         lo = [lo[0].min(x0), lo[1].min(y0)];
@@ -41,27 +52,13 @@ fn sweep_along_x(segments: &[Segment]) -> bool {
 /// axis [`sweep_along_x`] chooses, each compared with those that start before it ends (on
 /// that axis) and overlap it on the other.
 fn any_bad_pair(segments: &[Segment], seg_counts: &[usize]) -> bool {
-    let span = |l: &Line<f64>| {
-        (
-            l.start.x.min(l.end.x),
-            l.start.x.max(l.end.x),
-            l.start.y.min(l.end.y),
-            l.start.y.max(l.end.y),
-        )
-    };
-    let along_x = sweep_along_x(segments);
-    let mut order: Vec<(f64, f64, f64, f64, usize)> = segments
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let (x0, x1, y0, y1) = span(s.geom());
-            if along_x {
-                (x0, x1, y0, y1, i)
-            } else {
-                (y0, y1, x0, x1, i)
-            }
-        })
-        .collect();
+    // Sorted and compared as (along, along, across, across, i).
+    let mut order = spans(segments);
+    if !sweep_along_x(&order) {
+        for s in &mut order {
+            *s = (s.2, s.3, s.0, s.1, s.4);
+        }
+    }
     // Any order of equal starts finds a bad pair if there is one (the tree then names it).
     order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     for (k, &(_, a1, ao0, ao1, i)) in order.iter().enumerate() {
@@ -243,7 +240,7 @@ mod tests {
         };
         for turned in [false, true] {
             let good = polygon(&comb(false), turned);
-            assert_eq!(sweep_along_x(&segments(&good)), !turned);
+            assert_eq!(sweep_along_x(&spans(&segments(&good))), !turned);
             assert_eq!(polygon_problem(&good), None, "turned {turned}");
             let bad = polygon(&comb(true), turned);
             let reason = polygon_problem(&bad).expect("the crossing teeth");
