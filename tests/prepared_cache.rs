@@ -266,6 +266,48 @@ fn a_sidecar_id_order_that_is_wrong_is_not_trusted() {
     assert_same_catalog(&source, &from_cache);
 }
 
+/// One character of one parcel's attribute changed in the cache file (the same length, so
+/// the file still parses): the load refuses the layer as damaged, by name, and reads the
+/// source, rather than serving the changed value.
+#[test]
+fn a_changed_attribute_in_the_cache_is_refused() {
+    let dir = copy_of(&demo_dir());
+    let source = Catalog::open(dir.path()).expect("demo loads from its sources");
+    outfall_core::prepared::prepare(dir.path()).expect("prepare the demo");
+    let fgb = prepared_file(dir.path(), "parcels");
+    let parcels = source.layer(outfall_core::Role::Parcels).expect("parcels");
+    // A string value long enough to be found once in the file.
+    let value = parcels
+        .features
+        .iter()
+        .flat_map(|f| f.properties.raw_iter().map(|(_, t)| t.to_string()))
+        .find(|t| t.starts_with('"') && t.len() > 12)
+        .expect("a string attribute");
+    let mut bytes = std::fs::read(&fgb).expect("read the cache");
+    let at = bytes
+        .windows(value.len())
+        .position(|w| w == value.as_bytes())
+        .expect("the value is in the cache file");
+    let c = &mut bytes[at + 1];
+    *c = if *c == b'Z' { b'Y' } else { b'Z' };
+    std::fs::write(&fgb, bytes).expect("write");
+    let m = Manifest::read(dir.path()).expect("manifest");
+    let cfg = m
+        .layers
+        .iter()
+        .find(|c| c.role == outfall_core::Role::Parcels)
+        .expect("parcels layer");
+    let e = outfall_core::prepared::read(&m.dir, cfg, m.max_rejected_share_of(cfg))
+        .expect_err("a changed attribute is refused");
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&fgb.display().to_string()) && msg.contains("checksum"),
+        "names the file and why: {msg}"
+    );
+    let now = Catalog::open(dir.path()).expect("loads from the sources");
+    assert_same_catalog(&source, &now);
+}
+
 fn prepared_file(dir: &Path, role: &str) -> PathBuf {
     std::fs::read_dir(dir.join(".prepared"))
         .expect("cache folder")
@@ -323,15 +365,11 @@ fn a_damaged_cache_is_reported_by_name_and_the_sources_are_read() {
 fn a_manifest_layer_may_be_a_flatgeobuf_file() {
     let demo = copy_of(&demo_dir());
     let source = Catalog::open(demo.path()).expect("load");
-    outfall_core::prepared::prepare(demo.path()).expect("prepare");
-    let fgb = prepared_file(demo.path(), "parcels");
-    let dir = dataset(
-        "",
-        &[("parcels.fgb", &std::fs::read(&fgb).expect("read fgb"))],
-    );
+    let dir = dataset("", &[]);
+    let a = source.layer(outfall_core::Role::Parcels).expect("parcels");
+    write_typed_fgb(&a.features, &dir.path().join("parcels.fgb"));
     write_fgb_parcels_manifest(dir.path());
     let cat = Catalog::open(dir.path()).expect("a .fgb layer loads");
-    let a = source.layer(outfall_core::Role::Parcels).expect("parcels");
     let b = cat.layer(outfall_core::Role::Parcels).expect("parcels");
     assert_eq!(b.source.crs, "EPSG:4326", "CRS from the header");
     assert_eq!(a.features.len(), b.features.len());
@@ -406,7 +444,13 @@ fn gdal_reads_the_prepared_files_and_outfall_reads_gdals() {
         "{text}"
     );
     assert!(text.contains("ID[\"EPSG\",4326]"), "WGS84: {text}");
-    assert!(text.contains("PARCEL_ID: String"), "typed columns: {text}");
+    for column in [
+        "outfall_id: String",
+        "outfall_order: Integer64",
+        "outfall_properties: Binary",
+    ] {
+        assert!(text.contains(column), "the cache's columns: {text}");
+    }
 
     // GDAL's own FlatGeobuf of the demo parcels, in their state-plane CRS: reprojected from
     // the header's CRS to the same places the shapefile loads to.
@@ -496,4 +540,65 @@ fn write_fgb_parcels_manifest(dir: &Path) {
         ),
     )
     .expect("manifest");
+}
+
+/// The features as a FlatGeobuf file in WGS84 with a typed column per attribute (the kind
+/// of its first non-null value: bool, integer, float, string, else JSON text), as another
+/// tool would write one.
+fn write_typed_fgb(features: &[outfall_core::load::Feature], path: &Path) {
+    use flatgeobuf::geozero::{ColumnValue, PropertyProcessor};
+    use flatgeobuf::{ColumnType, FgbCrs, FgbWriter, FgbWriterOptions, GeometryType};
+    use serde_json::Value;
+    let mut kinds: std::collections::BTreeMap<String, ColumnType> = Default::default();
+    for f in features {
+        for (k, v) in f.properties.iter() {
+            let kind = match v {
+                Value::Null => continue,
+                Value::Bool(_) => ColumnType::Bool,
+                Value::Number(n) if n.is_i64() => ColumnType::Long,
+                Value::Number(_) => ColumnType::Double,
+                Value::String(_) => ColumnType::String,
+                _ => ColumnType::Json,
+            };
+            kinds.entry(k.to_string()).or_insert(kind);
+        }
+    }
+    let options = FgbWriterOptions {
+        detect_type: true,
+        crs: FgbCrs {
+            code: 4326,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let mut fgb =
+        FgbWriter::create_with_options("parcels", GeometryType::Unknown, options).expect("writer");
+    for (name, kind) in &kinds {
+        fgb.add_column(name, *kind, |_, c| c.nullable = true);
+    }
+    for f in features {
+        fgb.add_feature_geom(f.geometry.clone(), |w| {
+            for (i, (name, kind)) in kinds.iter().enumerate() {
+                let Some(v) = f.properties.get(name) else {
+                    continue;
+                };
+                let text = v.to_string();
+                let value = match (&v, kind) {
+                    (Value::Null, _) => continue,
+                    (Value::Bool(b), _) => ColumnValue::Bool(*b),
+                    (Value::Number(n), &ColumnType::Long) => {
+                        ColumnValue::Long(n.as_i64().expect("integer"))
+                    }
+                    (Value::Number(n), _) => ColumnValue::Double(n.as_f64().expect("number")),
+                    (Value::String(s), &ColumnType::String) => ColumnValue::String(s),
+                    _ => ColumnValue::Json(&text),
+                };
+                w.property(i, name, &value).expect("property");
+            }
+        })
+        .expect("feature");
+    }
+    let file = std::fs::File::create(path).expect("create .fgb");
+    fgb.write(std::io::BufWriter::new(file))
+        .expect("write .fgb");
 }

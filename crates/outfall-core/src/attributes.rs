@@ -78,6 +78,35 @@ impl Properties {
         }
     }
 
+    /// The stored form over the key list: the end offsets, then the values' JSON text (see
+    /// the type's notes). [`Properties::from_stored`] takes it back.
+    pub fn stored(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// Attributes over `keys` from their stored form ([`Properties::stored`]), checked so
+    /// that every value's span lies within the text and follows the one before: `None` when
+    /// it does not, or when a span does not cut the text between characters.
+    pub fn from_stored(keys: Keys, data: &[u8]) -> Option<Properties> {
+        let n = keys.len();
+        let w = offset_width(data.len().checked_sub(2 * n)?);
+        let text = std::str::from_utf8(data.get(w * n..)?).ok()?;
+        let mut last = 0usize;
+        for i in 0..n {
+            let mut b = [0u8; 4];
+            b[..w].copy_from_slice(&data[w * i..w * i + w]);
+            let end = u32::from_le_bytes(b) as usize;
+            if end < last || !text.is_char_boundary(end) {
+                return None;
+            }
+            last = end;
+        }
+        (last == text.len()).then(|| Properties {
+            keys,
+            data: data.into(),
+        })
+    }
+
     /// The shared key list (every key of the layer, present here or not).
     pub fn schema(&self) -> &Keys {
         &self.keys
@@ -326,11 +355,11 @@ impl Serialize for Properties {
     }
 }
 
-/// Gives every feature of a layer one shared key list: the union of their keys. Features
-/// whose list is already that one (the usual case: one schema per file) are left as they are.
-pub fn share_keys<T>(items: &mut [T], props: impl Fn(&mut T) -> &mut Properties) {
+/// The union of some attributes' key lists, sorted: the one list itself when they all share
+/// it (the usual case: one schema per file); `None` for no attributes.
+pub fn union_keys<'a>(all: impl IntoIterator<Item = &'a Properties>) -> Option<Keys> {
     let mut distinct: Vec<Keys> = Vec::new();
-    for p in items.iter_mut().map(&props) {
+    for p in all {
         if !distinct
             .iter()
             .any(|k| Arc::ptr_eq(k, &p.keys) || **k == *p.keys)
@@ -338,15 +367,23 @@ pub fn share_keys<T>(items: &mut [T], props: impl Fn(&mut T) -> &mut Properties)
             distinct.push(p.keys.clone());
         }
     }
-    let union: Keys = match distinct.as_slice() {
-        [] => return,
-        [only] => only.clone(),
+    match distinct.as_slice() {
+        [] => None,
+        [only] => Some(only.clone()),
         many => {
             let mut u: Vec<Box<str>> = many.iter().flat_map(|k| k.iter().cloned()).collect();
             u.sort();
             u.dedup();
-            u.into()
+            Some(u.into())
         }
+    }
+}
+
+/// Gives every feature of a layer one shared key list: the union of their keys. Features
+/// whose list is already that one (the usual case: one schema per file) are left as they are.
+pub fn share_keys<T>(items: &mut [T], props: impl Fn(&mut T) -> &mut Properties) {
+    let Some(union) = union_keys(items.iter_mut().map(|i| &*props(i))) else {
+        return;
     };
     for p in items.iter_mut().map(&props) {
         if Arc::ptr_eq(&p.keys, &union) {
@@ -386,6 +423,59 @@ mod tests {
         match v {
             Value::Object(m) => m.into(),
             _ => unreachable!(),
+        }
+    }
+
+    /// The stored form reads back as the same attributes, a long text's four-byte offsets
+    /// included; a stored form that does not fit its key list is refused, never read out
+    /// of range.
+    #[test]
+    fn the_stored_form_reads_back_and_a_broken_one_is_refused() {
+        let mut layer = [
+            props(json!({"a": 1, "b": null, "c": "é x"})),
+            props(json!({"a": 2.5, "d": [1, {"y": "z"}]})),
+            props(json!({"c": "x".repeat(70_000)})),
+        ];
+        share_keys(&mut layer, |p| p);
+        for p in &layer {
+            let back = Properties::from_stored(p.schema().clone(), p.stored()).expect("reads back");
+            assert_eq!(back.to_map(), p.to_map());
+            assert_eq!(back.stored(), p.stored());
+        }
+        let keys = layer[0].schema().clone();
+        let good = layer[0].stored().to_vec();
+        // Cut short, one byte too many, an offset past the text, offsets out of order, a
+        // span that cuts "é" in two, and a key list longer than the offsets.
+        let n = keys.len();
+        let text_len = good.len() - 2 * n;
+        let mut past = good.clone();
+        past[2 * n - 2..2 * n].copy_from_slice(&((text_len + 1) as u16).to_le_bytes());
+        let mut backwards = good.clone();
+        backwards.swap(0, 2);
+        let e_at = good
+            .windows(2)
+            .position(|w| w == "é".as_bytes())
+            .expect("é");
+        let mut split = good.clone();
+        // `b`'s end moved from after "null" to the middle of "é": still in order.
+        split[2..4].copy_from_slice(&((e_at - 2 * n + 1) as u16).to_le_bytes());
+        let longer: Keys = ["a", "b", "c", "d", "e", "f", "g", "h"]
+            .iter()
+            .map(|k| Box::from(*k))
+            .collect();
+        for (why, keys, data) in [
+            ("cut short", keys.clone(), &good[..good.len() - 1]),
+            (
+                "too long",
+                keys.clone(),
+                &[good.as_slice(), b"x"].concat()[..],
+            ),
+            ("past the text", keys.clone(), &past[..]),
+            ("out of order", keys.clone(), &backwards[..]),
+            ("inside a character", keys.clone(), &split[..]),
+            ("more keys than offsets", longer, &good[..]),
+        ] {
+            assert!(Properties::from_stored(keys, data).is_none(), "{why}");
         }
     }
 

@@ -3,9 +3,8 @@
 //! in layer order. The file is never held whole beside the decoded layer: at New York's scale
 //! that was gigabytes of peak memory the steady server does not need.
 
-use super::columns::{column_type, CachedColumn};
-use super::Sidecar;
-use crate::attributes::Properties;
+use super::{Sidecar, ID_COLUMN, ORDER_COLUMN, PROPERTIES_COLUMN};
+use crate::attributes::{Keys, Properties};
 use crate::error::{Error, Result};
 use crate::layer::IndexEntry;
 use crate::load::fgb as fgbread;
@@ -14,7 +13,6 @@ use flatgeobuf::ColumnType;
 use geo::CoordsIter;
 use geo_types::{Coord, Geometry, Rect};
 use rayon::prelude::*;
-use serde_json::Value;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -63,12 +61,8 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
         Error::Format { reason, .. } => damaged(reason),
         other => other,
     })?;
-    check_columns(&parsed, side).map_err(damaged)?;
-    let keys: crate::attributes::Keys = side
-        .columns
-        .iter()
-        .map(|c| c.name.as_str().into())
-        .collect();
+    check_columns(&parsed).map_err(damaged)?;
+    let keys: Keys = side.keys.iter().map(|k| k.as_str().into()).collect();
     // Features are kept in file order and moved to their places at the end, and their
     // envelopes become index entries at once: at New York's scale a second copy of the layer
     // in slots was 0.7 GB of fresh pages, and fresh pages are most of a large start.
@@ -93,7 +87,7 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
         let decoded: Vec<_> = pieces
             .par_iter()
             .with_min_len(256)
-            .map(|f| decode_one(f, &parsed, side, &keys))
+            .map(|f| decode_one(f, &parsed, &keys))
             .collect();
         for one in decoded {
             seen += 1;
@@ -154,85 +148,47 @@ fn complete_features(buf: &[u8]) -> (Vec<&[u8]>, usize) {
     (features, at)
 }
 
-/// The file's columns are the id, the position, then the sidecar's, each of its kind.
-fn check_columns(parsed: &fgbread::Parsed, side: &Sidecar) -> std::result::Result<(), String> {
-    let expected: Vec<(&str, ColumnType)> = [
-        (side.id_column.as_str(), ColumnType::String),
-        (side.order_column.as_str(), ColumnType::Long),
-    ]
-    .into_iter()
-    .chain(
-        side.columns
-            .iter()
-            .map(|c| (c.name.as_str(), column_type(c.kind))),
-    )
-    .collect();
+/// The file's columns are the cache's three, each of its kind.
+fn check_columns(parsed: &fgbread::Parsed) -> std::result::Result<(), String> {
+    let expected = [
+        (ID_COLUMN, ColumnType::String),
+        (ORDER_COLUMN, ColumnType::Long),
+        (PROPERTIES_COLUMN, ColumnType::Binary),
+    ];
     let found: Vec<(&str, ColumnType)> = parsed
         .columns
         .iter()
         .map(|c| (c.name.as_str(), c.kind))
         .collect();
     if found != expected {
-        return Err("its columns are not the ones its sidecar lists".into());
+        return Err("its columns are not the cache's".into());
     }
     Ok(())
 }
 
-/// One cached feature: its position, id, geometry and properties.
+/// One cached feature: its position, id, geometry and attributes.
 fn decode_one(
     buf: &[u8],
     parsed: &fgbread::Parsed,
-    side: &Sidecar,
-    keys: &crate::attributes::Keys,
+    keys: &Keys,
 ) -> std::result::Result<(usize, Feature, Option<Rect<f64>>), String> {
     let (geometry, props) = fgbread::decode_feature_raw(buf, parsed)?;
     let bounds = finite_bounds(&geometry).ok_or("a coordinate is not finite")?;
-    let (mut id, mut order) = (None, None);
-    // Columns are written in key order, so the values come sorted and are encoded straight
-    // into the feature's attributes over the shared key list.
-    let columns = &side.columns;
-    // All values' JSON text in one buffer with each column's span, both kept by the thread
-    // from feature to feature: the attributes are then one allocation.
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<Scratch> = Default::default();
+    let [id, order, stored] = columns_of(props)?;
+    let id = std::str::from_utf8(id).map_err(|_| "the id is not UTF-8")?;
+    let order = u64::from_le_bytes(order.try_into().map_err(|_| "the position is cut short")?);
+    let (crc, data) = stored
+        .split_first_chunk::<4>()
+        .ok_or("the attributes are cut short")?;
+    if crc32fast::hash(data) != u32::from_le_bytes(*crc) {
+        return Err("the attributes do not match their checksum".into());
     }
-    let properties = SCRATCH.with(|scratch| {
-        let Scratch { text, spans } = &mut *scratch.borrow_mut();
-        text.clear();
-        spans.clear();
-        let mut next = 0usize;
-        fgbread::for_each_property(props, &parsed.columns, |i, v| {
-            match (i, v) {
-                (0, fgbread::Prop::Text(s)) => id = Some(s.into_owned()),
-                (1, fgbread::Prop::Value(Value::Number(n))) => order = n.as_u64(),
-                (0 | 1, _) => return Err("the id or position column holds the wrong kind".into()),
-                (i, v) => {
-                    let c = i - 2;
-                    if c < next || c >= columns.len() {
-                        return Err("the properties are out of column order".into());
-                    }
-                    nulls_between(columns, next, c, text, spans);
-                    let start = text.len();
-                    match v {
-                        fgbread::Prop::Text(t) => serde_json::to_writer(&mut *text, &*t),
-                        fgbread::Prop::Value(v) => serde_json::to_writer(&mut *text, &v),
-                    }
-                    .map_err(|e| e.to_string())?;
-                    spans.push((c, start..text.len()));
-                    next = c + 1;
-                }
-            }
-            Ok(())
-        })?;
-        nulls_between(columns, next, columns.len(), text, spans);
-        Ok::<_, String>(Properties::from_text(keys.clone(), text, spans))
-    })?;
-    let id = id.ok_or("no id")?;
-    let order = order.ok_or("no position")? as usize;
+    let properties = Properties::from_stored(keys.clone(), data)
+        .ok_or("the attributes do not fit the layer's key list")?;
     Ok((
-        order,
+        order as usize,
         Feature {
-            id,
+            id: id.to_string(),
             geometry,
             properties,
         },
@@ -240,11 +196,35 @@ fn decode_one(
     ))
 }
 
-/// A decoding thread's buffers for one feature's attributes.
-#[derive(Default)]
-struct Scratch {
-    text: Vec<u8>,
-    spans: Vec<(usize, std::ops::Range<usize>)>,
+/// A cached feature's property buffer as its three values' bytes, in column order: the id's
+/// text, the position's eight bytes and the stored attributes. Each column appears once, in
+/// that order, as the cache writes them.
+fn columns_of(buf: &[u8]) -> std::result::Result<[&[u8]; 3], String> {
+    let short = || "the properties are cut short".to_string();
+    let mut at = 0usize;
+    let mut take = |n: usize| -> std::result::Result<&[u8], String> {
+        let end = at.checked_add(n).ok_or_else(short)?;
+        let s = buf.get(at..end).ok_or_else(short)?;
+        at = end;
+        Ok(s)
+    };
+    let mut out: [&[u8]; 3] = [&[]; 3];
+    for (column, slot) in out.iter_mut().enumerate() {
+        let idx = u16::from_le_bytes(take(2)?.try_into().map_err(|_| short())?);
+        if idx as usize != column {
+            return Err("the properties are out of column order".into());
+        }
+        *slot = if column == 1 {
+            take(8)?
+        } else {
+            let n = u32::from_le_bytes(take(4)?.try_into().map_err(|_| short())?);
+            take(n as usize)?
+        };
+    }
+    if at != buf.len() {
+        return Err("the properties hold more than the cache's columns".into());
+    }
+    Ok(out)
 }
 
 /// The geometry's bounding box (`Some(None)` when it has no coordinate), in one pass that
@@ -267,23 +247,6 @@ fn finite_bounds(g: &Geometry<f64>) -> Option<Option<Rect<f64>>> {
         any = true;
     }
     Some(any.then(|| Rect::new(lo, hi)))
-}
-
-/// A null for each column in `from..to` that stores a null as no value.
-fn nulls_between(
-    columns: &[CachedColumn],
-    from: usize,
-    to: usize,
-    text: &mut Vec<u8>,
-    values: &mut Vec<(usize, std::ops::Range<usize>)>,
-) {
-    for (i, c) in columns.iter().enumerate().take(to).skip(from) {
-        if c.absent_is_null {
-            let start = text.len();
-            text.extend_from_slice(b"null");
-            values.push((i, start..text.len()));
-        }
-    }
 }
 
 #[cfg(test)]
@@ -324,7 +287,8 @@ mod tests {
     }
 
     /// The demo's parcels read back in 4 KiB pieces (features cross every boundary) are the
-    /// layer loaded from its source: the same features, in the same order, bit for bit.
+    /// layer loaded from its source: the same features, in the same order, bit for bit,
+    /// attributes included.
     #[test]
     fn a_layer_read_in_pieces_is_the_layer() {
         let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/clay");
@@ -357,6 +321,8 @@ mod tests {
         for (a, b) in cached.features.iter().zip(&source.features) {
             assert_eq!(a.id, b.id);
             assert_eq!(a.geometry, b.geometry, "{}", a.id);
+            assert_eq!(a.properties.stored(), b.properties.stored(), "{}", a.id);
+            assert_eq!(a.properties.schema(), b.properties.schema(), "{}", a.id);
         }
     }
 }
