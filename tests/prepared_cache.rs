@@ -266,6 +266,35 @@ fn a_sidecar_id_order_that_is_wrong_is_not_trusted() {
     assert_same_catalog(&source, &from_cache);
 }
 
+/// A sidecar whose attribute names are out of order would misplace every value: the layer
+/// is refused as damaged, by name, and read from its source.
+#[test]
+fn a_sidecar_with_unsorted_attribute_names_is_refused() {
+    let dir = copy_of(&demo_dir());
+    let source = Catalog::open(dir.path()).expect("demo loads from its sources");
+    outfall_core::prepared::prepare(dir.path()).expect("prepare the demo");
+    let json = prepared_file(dir.path(), "parcels").with_extension("json");
+    let mut side: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("sidecar")).expect("json");
+    let keys = side["keys"]
+        .as_array_mut()
+        .expect("the sidecar lists the keys");
+    assert!(keys.len() > 2);
+    keys.swap(0, 1);
+    std::fs::write(&json, side.to_string()).expect("write sidecar");
+    let m = Manifest::read(dir.path()).expect("manifest");
+    let cfg = m
+        .layers
+        .iter()
+        .find(|c| c.role == outfall_core::Role::Parcels)
+        .expect("parcels layer");
+    let e = outfall_core::prepared::read(&m.dir, cfg, m.max_rejected_share_of(cfg))
+        .expect_err("unsorted names are refused");
+    assert!(e.to_string().contains("not sorted"), "{e}");
+    let now = Catalog::open(dir.path()).expect("loads from the sources");
+    assert_same_catalog(&source, &now);
+}
+
 /// One character of one parcel's attribute changed in the cache file (the same length, so
 /// the file still parses): the load refuses the layer as damaged, by name, and reads the
 /// source, rather than serving the changed value.

@@ -15,8 +15,8 @@
 //! an opaque column. Two more columns carry each feature's id and its position in the layer,
 //! because the file is in Hilbert order for its spatial index.
 
-mod columns;
 mod decode;
+mod geometry_type;
 mod stamp;
 mod write;
 

@@ -62,6 +62,12 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
         other => other,
     })?;
     check_columns(&parsed).map_err(damaged)?;
+    // Attributes find their values by binary search over the key list.
+    if !side.keys.windows(2).all(|w| w[0] < w[1]) {
+        return Err(damaged(
+            "the sidecar's attribute names are not sorted".into(),
+        ));
+    }
     let keys: Keys = side.keys.iter().map(|k| k.as_str().into()).collect();
     // Features are kept in file order and moved to their places at the end, and their
     // envelopes become index entries at once: at New York's scale a second copy of the layer

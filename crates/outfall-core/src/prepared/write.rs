@@ -1,6 +1,6 @@
 //! Writing one loaded layer to the cache: a FlatGeobuf file and its JSON sidecar.
 
-use super::columns::geometry_type_of;
+use super::geometry_type::geometry_type_of;
 use super::stamp::stamp_now;
 use super::{files_of, stored_properties, Sidecar, ID_COLUMN, ORDER_COLUMN, PROPERTIES_COLUMN};
 use crate::attributes::{union_keys, Keys};
