@@ -282,15 +282,8 @@ fn a_sidecar_with_unsorted_attribute_names_is_refused() {
     assert!(keys.len() > 2);
     keys.swap(0, 1);
     std::fs::write(&json, side.to_string()).expect("write sidecar");
-    let m = Manifest::read(dir.path()).expect("manifest");
-    let cfg = m
-        .layers
-        .iter()
-        .find(|c| c.role == outfall_core::Role::Parcels)
-        .expect("parcels layer");
-    let e = outfall_core::prepared::read(&m.dir, cfg, m.max_rejected_share_of(cfg))
-        .expect_err("unsorted names are refused");
-    assert!(e.to_string().contains("not sorted"), "{e}");
+    let e = refusal(dir.path(), |c| c.role == outfall_core::Role::Parcels);
+    assert!(e.contains("not sorted"), "{e}");
     let now = Catalog::open(dir.path()).expect("loads from the sources");
     assert_same_catalog(&source, &now);
 }
@@ -320,21 +313,23 @@ fn a_changed_attribute_in_the_cache_is_refused() {
     let c = &mut bytes[at + 1];
     *c = if *c == b'Z' { b'Y' } else { b'Z' };
     std::fs::write(&fgb, bytes).expect("write");
-    let m = Manifest::read(dir.path()).expect("manifest");
-    let cfg = m
-        .layers
-        .iter()
-        .find(|c| c.role == outfall_core::Role::Parcels)
-        .expect("parcels layer");
-    let e = outfall_core::prepared::read(&m.dir, cfg, m.max_rejected_share_of(cfg))
-        .expect_err("a changed attribute is refused");
-    let msg = e.to_string();
+    let msg = refusal(dir.path(), |c| c.role == outfall_core::Role::Parcels);
     assert!(
         msg.contains(&fgb.display().to_string()) && msg.contains("checksum"),
         "names the file and why: {msg}"
     );
     let now = Catalog::open(dir.path()).expect("loads from the sources");
     assert_same_catalog(&source, &now);
+}
+
+/// Why reading the cache of the manifest's layer that `pick` chooses is refused (the test
+/// fails if it is read).
+fn refusal(dir: &Path, pick: impl Fn(&outfall_core::config::LayerConfig) -> bool) -> String {
+    let m = Manifest::read(dir).expect("manifest");
+    let cfg = m.layers.iter().find(|c| pick(c)).expect("layer");
+    outfall_core::prepared::read(&m.dir, cfg, m.max_rejected_share_of(cfg))
+        .expect_err("the cache is refused")
+        .to_string()
 }
 
 fn prepared_file(dir: &Path, role: &str) -> PathBuf {
@@ -371,16 +366,8 @@ fn a_damaged_cache_is_reported_by_name_and_the_sources_are_read() {
         *b = 0xff;
     }
     std::fs::write(&roads, bytes).expect("write");
-    let m = Manifest::read(dir.path()).expect("manifest");
     for (layer, file) in [("parcels.shp", &parcels), ("roads.geojson", &roads)] {
-        let cfg = m
-            .layers
-            .iter()
-            .find(|c| c.path == Path::new(layer))
-            .expect("layer");
-        let e = outfall_core::prepared::read(&m.dir, cfg, m.max_rejected_share_of(cfg))
-            .expect_err("a damaged cache is refused");
-        let msg = e.to_string();
+        let msg = refusal(dir.path(), |c| c.path == Path::new(layer));
         assert!(
             msg.contains(&file.display().to_string()) && msg.contains("damaged"),
             "names the file: {msg}"

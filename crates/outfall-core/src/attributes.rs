@@ -60,24 +60,6 @@ impl Properties {
         }
     }
 
-    /// Attributes over `keys` from `text`, the values' JSON text laid end to end, and
-    /// `spans`, each value's key position and range in `text`, in increasing position order
-    /// and covering `text` from its start. One copy of `text`, no other allocation.
-    pub fn from_text(keys: Keys, text: &[u8], spans: &[(usize, std::ops::Range<usize>)]) -> Self {
-        debug_assert!(spans
-            .windows(2)
-            .all(|w| w[0].0 < w[1].0 && w[0].1.end == w[1].1.start));
-        debug_assert!(spans.first().is_none_or(|s| s.1.start == 0));
-        debug_assert!(spans.last().map_or(0, |s| s.1.end) == text.len());
-        let ends = spans.iter().map(|(i, span)| (*i, span.end));
-        let mut data = offsets(keys.len(), text.len(), ends);
-        data.extend_from_slice(text);
-        Properties {
-            keys,
-            data: data.into_boxed_slice(),
-        }
-    }
-
     /// The stored form over the key list: the end offsets, then the values' JSON text (see
     /// the type's notes). [`Properties::from_stored`] takes it back.
     pub fn stored(&self) -> &[u8] {
@@ -88,23 +70,22 @@ impl Properties {
     /// that every value's span lies within the text and follows the one before: `None` when
     /// it does not, or when a span does not cut the text between characters.
     pub fn from_stored(keys: Keys, data: &[u8]) -> Option<Properties> {
-        let n = keys.len();
+        let p = Properties {
+            keys,
+            data: data.into(),
+        };
+        let n = p.keys.len();
         let w = offset_width(data.len().checked_sub(2 * n)?);
         let text = std::str::from_utf8(data.get(w * n..)?).ok()?;
         let mut last = 0usize;
         for i in 0..n {
-            let mut b = [0u8; 4];
-            b[..w].copy_from_slice(&data[w * i..w * i + w]);
-            let end = u32::from_le_bytes(b) as usize;
+            let end = p.end(i, w);
             if end < last || !text.is_char_boundary(end) {
                 return None;
             }
             last = end;
         }
-        (last == text.len()).then(|| Properties {
-            keys,
-            data: data.into(),
-        })
+        (last == text.len()).then_some(p)
     }
 
     /// The shared key list (every key of the layer, present here or not).
@@ -565,10 +546,10 @@ mod tests {
         }
     }
 
-    /// Attributes made from text laid end to end are the ones made value by value, with
+    /// Attributes made value by value read back the same through their stored form, with
     /// absent keys, a null, and text on both sides of the offset width's line.
     #[test]
-    fn text_laid_end_to_end_makes_the_same_attributes() {
+    fn values_read_back_through_the_stored_form() {
         let keys: Keys = ["a", "b", "c", "d", "e"]
             .iter()
             .map(|k| Box::from(*k))
@@ -577,19 +558,12 @@ mod tests {
             let b = serde_json::to_vec(&"x".repeat(long)).unwrap();
             let values: Vec<(usize, Vec<u8>)> =
                 vec![(1, b"12".to_vec()), (2, b"null".to_vec()), (4, b)];
-            let mut text = Vec::new();
-            let mut spans = Vec::new();
-            for (i, v) in &values {
-                let start = text.len();
-                text.extend_from_slice(v);
-                spans.push((*i, start..text.len()));
-            }
-            let a = Properties::from_text(keys.clone(), &text, &spans);
-            let b = Properties::from_encoded(
+            let made = Properties::from_encoded(
                 keys.clone(),
                 values.iter().map(|(i, v)| (*i, v.as_slice())),
             );
-            assert_eq!(a.data, b.data, "{long}");
+            let a = Properties::from_stored(keys.clone(), made.stored()).expect("reads back");
+            assert_eq!(a.data, made.data, "{long}");
             assert_eq!(a.get("a"), None);
             assert_eq!(a.get("b"), Some(json!(12)));
             assert_eq!(a.get("c"), Some(Value::Null));

@@ -20,6 +20,7 @@ mod geometry_type;
 mod stamp;
 mod write;
 
+use crate::attributes::{Keys, Properties};
 use crate::config::{LayerConfig, Manifest};
 use crate::error::{Error, Result};
 use crate::load::{LoadProblem, LoadedLayer, SourceInfo};
@@ -40,12 +41,25 @@ const ORDER_COLUMN: &str = "outfall_order";
 const PROPERTIES_COLUMN: &str = "outfall_properties";
 
 /// A feature's attributes as the cache stores them, into `out`: a CRC-32 of their stored form
-/// (little-endian), then that form.
-fn stored_properties(p: &crate::attributes::Properties, out: &mut Vec<u8>) {
+/// (little-endian), then that form. [`properties_from_stored`] reads it back.
+fn stored_properties(p: &Properties, out: &mut Vec<u8>) {
     let data = p.stored();
     out.clear();
     out.extend_from_slice(&crc32fast::hash(data).to_le_bytes());
     out.extend_from_slice(data);
+}
+
+/// The attributes [`stored_properties`] wrote, over the layer's `keys`, once their checksum
+/// and offsets are checked.
+fn properties_from_stored(keys: &Keys, bytes: &[u8]) -> std::result::Result<Properties, String> {
+    let (crc, data) = bytes
+        .split_first_chunk::<4>()
+        .ok_or("the attributes are cut short")?;
+    if crc32fast::hash(data) != u32::from_le_bytes(*crc) {
+        return Err("the attributes do not match their checksum".into());
+    }
+    Properties::from_stored(keys.clone(), data)
+        .ok_or_else(|| "the attributes do not fit the layer's key list".into())
 }
 
 /// The sidecar `NAME.json` beside `NAME.fgb`.

@@ -3,8 +3,8 @@
 //! in layer order. The file is never held whole beside the decoded layer: at New York's scale
 //! that was gigabytes of peak memory the steady server does not need.
 
-use super::{Sidecar, ID_COLUMN, ORDER_COLUMN, PROPERTIES_COLUMN};
-use crate::attributes::{Keys, Properties};
+use super::{properties_from_stored, Sidecar, ID_COLUMN, ORDER_COLUMN, PROPERTIES_COLUMN};
+use crate::attributes::Keys;
 use crate::error::{Error, Result};
 use crate::layer::IndexEntry;
 use crate::load::fgb as fgbread;
@@ -183,14 +183,7 @@ fn decode_one(
     let [id, order, stored] = columns_of(props)?;
     let id = std::str::from_utf8(id).map_err(|_| "the id is not UTF-8")?;
     let order = u64::from_le_bytes(order.try_into().map_err(|_| "the position is cut short")?);
-    let (crc, data) = stored
-        .split_first_chunk::<4>()
-        .ok_or("the attributes are cut short")?;
-    if crc32fast::hash(data) != u32::from_le_bytes(*crc) {
-        return Err("the attributes do not match their checksum".into());
-    }
-    let properties = Properties::from_stored(keys.clone(), data)
-        .ok_or("the attributes do not fit the layer's key list")?;
+    let properties = properties_from_stored(keys, stored)?;
     Ok((
         order as usize,
         Feature {
