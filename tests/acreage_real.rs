@@ -46,7 +46,7 @@ fn bellingham_parcels_match_their_shape_area() {
     let mut agree = 0usize;
     let mut compared = 0usize;
     let mut worst = (0.0f64, String::new());
-    for f in &layer.features {
+    for f in layer.features.iter() {
         let Some(src_m2) = f.properties.get("SHAPE_Area").and_then(|v| v.as_f64()) else {
             continue;
         };
@@ -159,7 +159,7 @@ fn fast_acres_agree_with_geographiclib_on_real_polygons() {
         let cat = Catalog::open(dir.path()).expect("polygons load");
         let layer = cat.layer(Role::Parcels).expect("layer");
         let mut worst = (0.0f64, String::new());
-        for f in &layer.features {
+        for f in layer.features.iter() {
             let mp = MultiPolygon(polygons_of(&f.geometry));
             let theirs = mp.orient(Direction::Default).geodesic_area_unsigned() / SQ_M_PER_ACRE;
             if theirs <= 0.0 {

@@ -35,7 +35,7 @@ fn bellingham_parcels_keep_every_attribute_exactly() {
         .collect();
     assert!(layer.features.len() > 6_000, "{}", layer.features.len());
     let schema = layer.features[0].properties.schema();
-    for f in &layer.features {
+    for f in layer.features.iter() {
         let want = by_id[&f.id];
         // One key list for the whole layer.
         assert!(std::sync::Arc::ptr_eq(schema, f.properties.schema()));

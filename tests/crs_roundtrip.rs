@@ -29,7 +29,7 @@ fn state_plane_shapefile_and_geojson_give_the_same_acres() {
     // Project every parcel to EPSG:2261 with PROJ and write a Shapefile with an ESRI .prj.
     let to_sp = proj::Proj::new_known_crs("EPSG:4326", "EPSG:2261", None).unwrap();
     let mut shapes: Vec<(String, Polygon<f64>)> = Vec::new();
-    for f in &parcels.features {
+    for f in parcels.features.iter() {
         for p in polygons_of(&f.geometry) {
             let sp = p.map_coords(|c| {
                 let (x, y) = to_sp.convert((c.x, c.y)).unwrap();

@@ -404,7 +404,7 @@ fn the_demo_parcels_come_from_state_plane_feet_and_land_in_clay() {
         "{crs}"
     );
     // Each parcel's own ACRES column (geodesic, from the generator) agrees with ours.
-    for f in &parcels.features {
+    for f in parcels.features.iter() {
         let theirs = f.properties.get("ACRES").and_then(|v| v.as_f64()).unwrap();
         let ours = outfall_core::area::area_acres(&geo_types::MultiPolygon(
             outfall_core::area::polygons_of(&f.geometry),

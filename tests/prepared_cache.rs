@@ -49,7 +49,7 @@ fn bits(g: &geo_types::Geometry<f64>) -> Vec<(u64, u64)> {
 fn assert_same_layer(a: &Layer, b: &Layer) {
     let what = &a.source.path;
     assert_eq!(a.features.len(), b.features.len(), "{what}: feature count");
-    for (fa, fb) in a.features.iter().zip(&b.features) {
+    for (fa, fb) in a.features.iter().zip(b.features.iter()) {
         assert_eq!(fa.id, fb.id, "{what}: ids in order");
         assert_eq!(
             std::mem::discriminant(&fa.geometry),
@@ -389,7 +389,7 @@ fn a_manifest_layer_may_be_a_flatgeobuf_file() {
     let b = cat.layer(outfall_core::Role::Parcels).expect("parcels");
     assert_eq!(b.source.crs, "EPSG:4326", "CRS from the header");
     assert_eq!(a.features.len(), b.features.len());
-    for f in &a.features {
+    for f in a.features.iter() {
         let g = b
             .get(&f.id)
             .unwrap_or_else(|| panic!("parcel {} in the .fgb", f.id));
@@ -497,7 +497,7 @@ fn gdal_reads_the_prepared_files_and_outfall_reads_gdals() {
         "{}",
         b.source.crs
     );
-    for f in &a.features {
+    for f in a.features.iter() {
         let g = b.get(&f.id).unwrap_or_else(|| panic!("parcel {}", f.id));
         use geo::CoordsIter;
         for (p, q) in f.geometry.coords_iter().zip(g.geometry.coords_iter()) {

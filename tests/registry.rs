@@ -612,6 +612,44 @@ fn an_edit_in_qgis_shows_without_a_restart() {
     assert_eq!(e.get("/sites/S03").json["version"], 2);
 }
 
+/// An edit rebuilds the two site layers and shares everything else with the snapshot before
+/// it: the parcels, the waters and their indexes, the stream network. A copy of them after
+/// every edit held 3.7 times a 1.2M-parcel data set's memory and took 1 to 2 s per edit.
+#[test]
+fn an_edit_shares_the_loaded_layers_instead_of_copying_them() {
+    use outfall_core::config::Role;
+    let e = gpkg();
+    let before = e.live.snapshot();
+    patched(&e, "S03", json!({"status": "closed"}));
+    let after = e.live.snapshot();
+    assert!(
+        after.generation > before.generation,
+        "the edit made a new snapshot"
+    );
+    assert_eq!(e.get("/sites/S03").json["properties"]["status"], "closed");
+    let (old, new) = (&before.catalog, &after.catalog);
+    assert_eq!(old.layers.len(), new.layers.len());
+    let mut shared = 0;
+    for (a, b) in old.layers.iter().zip(new.layers.iter()) {
+        let same = Arc::ptr_eq(&a.features, &b.features) && Arc::ptr_eq(&a.index, &b.index);
+        if matches!(a.config.role, Role::Sites | Role::Disturbance) {
+            assert!(!same, "{}: the site layers are rebuilt", a.collection_id);
+        } else {
+            assert!(same, "{}: copied by an edit", a.collection_id);
+            shared += 1;
+        }
+    }
+    assert!(
+        shared >= 5,
+        "the demo's parcels, waters and boundary: {shared}"
+    );
+    let (h0, h1) = (old.hydro.as_ref(), new.hydro.as_ref());
+    assert!(
+        h0.zip(h1).is_some_and(|(a, b)| Arc::ptr_eq(a, b)),
+        "the stream network is shared"
+    );
+}
+
 /// Two servers over one PostGIS database: an edit through one wakes the other by
 /// `LISTEN/NOTIFY` (no stamp polling), and after its reload the other serves the edit.
 #[test]

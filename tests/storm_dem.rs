@@ -310,7 +310,7 @@ fn johnson_sewershed_adds_the_land_its_pipes_bring_in() {
     let Some((_t, cat)) = johnson() else { return };
     let dem = cat.dem.as_ref().expect("dem");
     let s = dem
-        .sewershed_xy(cat.storm.as_ref(), POUR)
+        .sewershed_xy(cat.storm.as_deref(), POUR)
         .expect("sewershed");
     // stormcatchments' test_get_catchment has round(area) == 6796 m² (13,870 cells) and
     // snaps to the same cell. Outfall's holds those cells and 1,098 more (538.0 m²): land
@@ -397,7 +397,7 @@ fn johnson_sewershed_adds_the_land_its_pipes_bring_in() {
 fn johnson_on_its_own_grid_again_is_unchanged_and_a_pit_strands_exactly_its_land() {
     let Some((_t, cat)) = johnson() else { return };
     let dem = cat.dem.as_ref().expect("dem");
-    let net = cat.storm.as_ref();
+    let net = cat.storm.as_deref();
     let own = dem.sewershed_xy(net, POUR).expect("sewershed");
     let again = dem
         .with_directions(dem.direction.clone())

@@ -310,7 +310,7 @@ fn exterior_rings_are_positive_and_holes_negative_in_tile_coordinates() {
     .unwrap();
     let layer = decode(&bytes);
     assert_eq!(layer.features.len(), 4);
-    for feature in &layer.features {
+    for feature in layer.features.iter() {
         let rings = decode_commands(&feature.geometry);
         assert_eq!(
             rings.len(),
@@ -475,7 +475,7 @@ fn thousand_polygon_layer_encodes_at_z14() {
     let mut ids: Vec<u64> = layer.features.iter().map(|f| f.id.unwrap()).collect();
     ids.sort_unstable();
     assert_eq!(ids, (0..1000).collect::<Vec<u64>>());
-    for feature in &layer.features {
+    for feature in layer.features.iter() {
         let rings = decode_commands(&feature.geometry);
         assert_eq!(rings.len(), 1);
         assert_eq!(rings[0].coords.len(), 4);

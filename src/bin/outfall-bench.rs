@@ -130,7 +130,7 @@ fn coordinate_bytes(cat: &Catalog) -> f64 {
     let n: usize = cat
         .layers
         .iter()
-        .flat_map(|l| &l.features)
+        .flat_map(|l| l.features.iter())
         .map(|f| f.geometry.coords_count())
         .sum();
     n as f64 * 16.0

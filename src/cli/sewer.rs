@@ -88,7 +88,7 @@ fn sewershed(catalog: &Catalog, at: [f64; 2]) -> anyhow::Result<Option<(Sewershe
     let Some(dem) = catalog.dem.as_ref() else {
         return Ok(None);
     };
-    let s = dem.sewershed(catalog.storm.as_ref(), at)?;
+    let s = dem.sewershed(catalog.storm.as_deref(), at)?;
     let v = dem.sewershed_geojson(&s)?;
     Ok(Some((s, v)))
 }

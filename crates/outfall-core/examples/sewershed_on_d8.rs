@@ -26,14 +26,14 @@ fn main() -> Result<(), Box<dyn Error>> {
         .as_ref()
         .ok_or_else(|| format!("{}: no dem layer loaded", args[0]))?;
     let xy = [args[1].parse::<f64>()?, args[2].parse::<f64>()?];
-    let native = dem.sewershed_xy(catalog.storm.as_ref(), xy)?;
+    let native = dem.sewershed_xy(catalog.storm.as_deref(), xy)?;
     let mut out = json!({ "native": summary(dem, &native) });
     if let Some(path) = args.get(3) {
         let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
         let other = dem
             .with_directions(bytes)
             .map_err(|e| format!("{path}: {e}"))?;
-        let s = other.sewershed_xy(catalog.storm.as_ref(), xy)?;
+        let s = other.sewershed_xy(catalog.storm.as_deref(), xy)?;
         out["on_d8"] = summary(&other, &s);
     }
     if let Some(path) = args.get(4) {

@@ -41,7 +41,7 @@ pub struct Catalog {
     pub impaired_tables: Vec<ImpairedTable>,
     pub sites: Vec<Site>,
     /// The stream network and its impairments, when flowlines are loaded.
-    pub hydro: Option<crate::waters::Hydro>,
+    pub hydro: Option<Arc<crate::waters::Hydro>>,
     /// Listings matched to waterbodies, keyed by (layer, feature), with or without a network.
     pub waterbody_impairments: HashMap<(usize, usize), Vec<crate::waters::ImpairmentHit>>,
     /// Problems with a site's own attributes found after every layer is read: a parcel id
@@ -50,7 +50,7 @@ pub struct Catalog {
     /// Daily precipitation records (`rainfall` layers) for the inspection calendar.
     pub rainfall: Vec<load::rainfall::Rainfall>,
     /// The storm-sewer network, when storm pipes are loaded.
-    pub storm: Option<crate::storm::StormNetwork>,
+    pub storm: Option<Arc<crate::storm::StormNetwork>>,
     /// The conditioned DEM of a `dem` layer, shared by the copies of a catalog.
     pub dem: Option<std::sync::Arc<crate::dem::Dem>>,
     site_index: HashMap<String, usize>,
@@ -108,11 +108,11 @@ impl Catalog {
             layers,
             impaired_tables,
             sites,
-            hydro,
+            hydro: hydro.map(Arc::new),
             waterbody_impairments,
             site_problems: Vec::new(),
             rainfall,
-            storm,
+            storm: storm.map(Arc::new),
             dem,
             site_index,
             shown: Shown::default(),
@@ -129,6 +129,8 @@ impl Catalog {
     /// A copy whose sites and disturbance come from elsewhere (the site registry): the first
     /// layer of each role is replaced (or added) and any other of that role is emptied, so
     /// every layer keeps its index and the stream network built from the others stays valid.
+    /// The other layers' features and indexes and the networks are shared with `self`, not
+    /// copied: the registry makes one of these after every edit.
     pub fn with_site_layers(
         &self,
         sites: (LayerConfig, load::LoadedLayer),

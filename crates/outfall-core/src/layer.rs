@@ -8,24 +8,27 @@ use geo_types::{Geometry, Rect};
 use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{RTree, AABB};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 pub type IndexEntry = GeomWithData<Rectangle<[f64; 2]>, usize>;
 
-/// One geometry layer with its R-tree of feature envelopes.
+/// One geometry layer with its R-tree of feature envelopes. Its features, index and id order
+/// are shared by its clones: a registry's snapshot is a copy of the catalog made after every
+/// write, and a copy of a state's parcels would double the memory and take seconds.
 #[derive(Debug, Clone)]
 pub struct Layer {
     pub config: LayerConfig,
     /// The OGC API collection id: the role, or `role-2`... when several layers share a role.
     pub collection_id: String,
     pub source: SourceInfo,
-    pub features: Vec<Feature>,
+    pub features: Arc<Vec<Feature>>,
     pub problems: Vec<LoadProblem>,
-    pub index: RTree<IndexEntry>,
+    pub index: Arc<RTree<IndexEntry>>,
     /// How the layer was made when its features are not a file's own (the listed waters of
     /// a 303(d) table), for the collection's description.
     pub derived: Option<String>,
     /// Feature indices sorted by id, then by position.
-    by_id: Vec<u32>,
+    by_id: Arc<Vec<u32>>,
 }
 
 impl Layer {
@@ -78,11 +81,11 @@ impl Layer {
             config,
             collection_id,
             source: loaded.source,
-            features: loaded.features,
+            features: Arc::new(loaded.features),
             problems,
-            index,
+            index: Arc::new(index),
             derived: None,
-            by_id,
+            by_id: Arc::new(by_id),
         }
     }
 

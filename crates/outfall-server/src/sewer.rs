@@ -30,7 +30,7 @@ pub async fn upstream(
 fn network(st: &AppState) -> ApiResult<&outfall_core::storm::StormNetwork> {
     st.catalog
         .storm
-        .as_ref()
+        .as_deref()
         .ok_or_else(|| ApiError::NotFound("no storm network is loaded".into()))
 }
 
@@ -96,7 +96,7 @@ async fn sewershed_of(st: AppState, at: [f64; 2]) -> ApiResult<Json<Value>> {
             .dem
             .as_ref()
             .ok_or_else(|| ApiError::NotFound("no dem layer loaded".into()))?;
-        let s = dem.sewershed(st.catalog.storm.as_ref(), at)?;
+        let s = dem.sewershed(st.catalog.storm.as_deref(), at)?;
         Ok(Json(dem.sewershed_geojson(&s)?))
     })
     .await

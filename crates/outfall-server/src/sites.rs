@@ -226,7 +226,7 @@ pub async fn search(
         .iter()
         .filter(|l| matches!(l.config.role, Role::Flowlines | Role::Waterbodies))
     {
-        for f in &layer.features {
+        for f in layer.features.iter() {
             if let Some(name) = layer.name_of(f) {
                 if let Some(m) = rank(&query, &name) {
                     if seen.insert(name.clone()) {
@@ -247,7 +247,7 @@ pub async fn search(
         }
     }
     for parcels in st.catalog.layers_of(Role::Parcels) {
-        for f in &parcels.features {
+        for f in parcels.features.iter() {
             let name = parcels.name_of(f).unwrap_or_default();
             let by_id = outfall_core::search::parcel_rank(&query, &f.id);
             if let Some(m) = best(&[&f.id, &name]).into_iter().chain(by_id).min() {

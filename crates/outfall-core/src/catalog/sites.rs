@@ -26,7 +26,7 @@ pub(super) fn check_sites(catalog: &Catalog) -> Vec<LoadProblem> {
         };
         let parcel_col = sl.config.field("parcel_ids");
         let outfall_col = sl.config.field("outfall");
-        for f in &sl.features {
+        for f in sl.features.iter() {
             let get = |k: &str| f.properties.get(sl.config.field(k));
             let record = crate::claims::read_claims(&get, &catalog.manifest.words);
             out.extend(record.problems.into_iter().map(|p| problem(&f.id, p)));
@@ -116,7 +116,7 @@ pub(super) fn collect_sites(layers: &[Layer]) -> Result<Vec<Site>> {
     let mut sites: Vec<Site> = Vec::new();
     let mut seen: HashMap<String, &str> = HashMap::new();
     for sl in layers.iter().filter(|l| l.config.role == Role::Sites) {
-        for f in &sl.features {
+        for f in sl.features.iter() {
             if let Some(other) = seen.insert(f.id.clone(), &sl.source.path) {
                 return Err(Error::layer_feature(
                     &sl.source.path,

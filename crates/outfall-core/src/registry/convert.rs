@@ -107,7 +107,7 @@ pub fn records_from_catalog(catalog: &Catalog) -> (Vec<SiteRecord>, Vec<Disturba
             c.start_field.as_deref(),
             c.end_field.as_deref(),
         ];
-        for f in &layer.features {
+        for f in layer.features.iter() {
             let text = |col: Option<&str>| col.and_then(|n| f.properties.text(n));
             let Some(site_id) = text(Some(site_field)) else {
                 continue;

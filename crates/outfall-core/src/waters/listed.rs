@@ -24,7 +24,7 @@ pub fn listed_waters_layer(
             Role::Waterbodies => "waterbody",
             _ => continue,
         };
-        for f in &layer.features {
+        for f in layer.features.iter() {
             let Some(key) = layer.text(f, layer.config.join_field.as_deref()) else {
                 continue;
             };

@@ -38,7 +38,7 @@ pub(super) fn tmdl_entered(
         })
         .collect();
     for layer in catalog.layers_of(Role::Tmdl) {
-        for f in &layer.features {
+        for f in layer.features.iter() {
             let hit = if outfall.is_some_and(|p| f.geometry.intersects(&p)) {
                 Some(("outfall point".to_string(), 0.0))
             } else if let Some(p) = pond.filter(|p| f.geometry.intersects(&p.geometry)) {
