@@ -650,6 +650,61 @@ fn an_edit_shares_the_loaded_layers_instead_of_copying_them() {
     );
 }
 
+/// After an edit the map's sites tile is encoded anew and shows it, while the parcels tile
+/// of the same place comes from the cache: an edit no longer sends every tile of a state's
+/// parcels to be encoded again.
+#[test]
+fn an_edit_renews_the_sites_tiles_and_keeps_the_parcels_tiles() {
+    let e = gpkg();
+    let site = e.get("/collections/sites/items/S03").json;
+    let at = &site["geometry"]["coordinates"][0][0];
+    let (lon, lat) = (at[0].as_f64().expect("lon"), at[1].as_f64().expect("lat"));
+    let z = 16;
+    let n = f64::from(1u32 << z);
+    let x = ((lon + 180.0) / 360.0 * n) as u32;
+    let phi = lat.to_radians();
+    let y = ((1.0 - (phi.tan() + 1.0 / phi.cos()).ln() / std::f64::consts::PI) / 2.0 * n) as u32;
+    let tile = |c: &str| {
+        let r = e.get(&format!(
+            "/collections/{c}/tiles/WebMercatorQuad/{z}/{y}/{x}"
+        ));
+        assert_eq!(r.status, StatusCode::OK, "{c} tile {z}/{y}/{x}");
+        etag(&r)
+    };
+    // The tile cache's lookups so far, from `/metrics` (text, not JSON).
+    let lookups = |result: &str| {
+        let series = format!("outfall_tile_cache_lookups_total{{result=\"{result}\"}} ");
+        let text = e.rt.block_on(async {
+            let req = Request::get("/metrics")
+                .body(Body::empty())
+                .expect("request");
+            let res = e.router.clone().oneshot(req).await.expect("response");
+            assert_eq!(res.status(), StatusCode::OK);
+            let bytes = res.into_body().collect().await.expect("body").to_bytes();
+            String::from_utf8(bytes.to_vec()).expect("text")
+        });
+        text.lines()
+            .find_map(|l| l.strip_prefix(&series))
+            .map_or(0.0, |v| v.parse::<f64>().expect("a count"))
+    };
+    let (sites_before, parcels_before) = (tile("sites"), tile("parcels"));
+    let (hits, misses) = (lookups("hit"), lookups("miss"));
+    patched(&e, "S03", json!({"status": "closed"}));
+    let (sites_after, parcels_after) = (tile("sites"), tile("parcels"));
+    assert_ne!(sites_before, sites_after, "the sites tile shows the edit");
+    assert_eq!(parcels_before, parcels_after);
+    assert_eq!(
+        lookups("miss") - misses,
+        1.0,
+        "only the sites tile was encoded"
+    );
+    assert_eq!(
+        lookups("hit") - hits,
+        1.0,
+        "the parcels tile came from the cache"
+    );
+}
+
 /// Two servers over one PostGIS database: an edit through one wakes the other by
 /// `LISTEN/NOTIFY` (no stamp polling), and after its reload the other serves the edit.
 #[test]

@@ -1,23 +1,37 @@
 //! Each request sees one consistent version of the sites. The router's state is `Served`;
 //! the handlers' `AppState` is taken from it per request (`FromRef`): with a registry, the
 //! catalog and reports of its current snapshot, and a tile cache that is new whenever the
-//! snapshot is (so the map's tiles show an edit at once).
+//! snapshot is (so the map's tiles show an edit at once). The new cache keeps the tiles of
+//! the collections the snapshots share, so an edit does not send every parcel tile of the
+//! map to be encoded again.
 
 use crate::state::AppState;
 use axum::extract::FromRef;
+use outfall_core::catalog::Catalog;
 use outfall_core::tiles::TileCache;
 use std::sync::{Arc, Mutex};
 
 #[derive(Clone)]
 pub struct Served {
     base: AppState,
-    /// The tile cache of the snapshot generation it was made for.
-    tiles: Arc<Mutex<(u64, Arc<Mutex<TileCache>>)>>,
+    tiles: Arc<Mutex<Tiles>>,
+}
+
+/// The tile cache of one snapshot generation, with that snapshot's catalog to tell what the
+/// next one shares.
+struct Tiles {
+    generation: u64,
+    catalog: Arc<Catalog>,
+    cache: Arc<Mutex<TileCache>>,
 }
 
 impl Served {
     pub fn new(base: AppState) -> Served {
-        let tiles = Arc::new(Mutex::new((0, base.tile_cache.clone())));
+        let tiles = Arc::new(Mutex::new(Tiles {
+            generation: 0,
+            catalog: base.catalog.clone(),
+            cache: base.tile_cache.clone(),
+        }));
         Served { base, tiles }
     }
 }
@@ -32,10 +46,20 @@ impl FromRef<Served> for AppState {
         st.catalog = snap.catalog.clone();
         st.reports = snap.reports.clone();
         let mut tiles = s.tiles.lock().unwrap_or_else(|p| p.into_inner());
-        if tiles.0 != snap.generation {
-            *tiles = (snap.generation, Arc::new(Mutex::new(TileCache::default())));
+        if tiles.generation != snap.generation {
+            let keep = outfall_core::tiles::unchanged_collections(&tiles.catalog, &snap.catalog);
+            let cache = tiles
+                .cache
+                .lock()
+                .map(|c| c.carried_over(|k| keep.contains(k.collection.as_str())))
+                .unwrap_or_default();
+            *tiles = Tiles {
+                generation: snap.generation,
+                catalog: snap.catalog.clone(),
+                cache: Arc::new(Mutex::new(cache)),
+            };
         }
-        st.tile_cache = tiles.1.clone();
+        st.tile_cache = tiles.cache.clone();
         st
     }
 }

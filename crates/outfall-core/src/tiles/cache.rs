@@ -150,6 +150,20 @@ impl TileCache {
         self.tiles.insert(key, Entry { tile, used });
     }
 
+    /// A new cache with the same bounds holding the tiles `keep` accepts, in their order of
+    /// use. A new registry snapshot starts from this rather than from its predecessor's
+    /// cache itself, into which a request still reading the old snapshot may yet put a
+    /// tile.
+    pub fn carried_over(&self, keep: impl Fn(&TileKey) -> bool) -> TileCache {
+        let mut out = TileCache::with_limits(self.max_tiles, self.max_bytes);
+        for key in self.recency.values().filter(|k| keep(k)) {
+            if let Some(e) = self.tiles.get(key) {
+                out.insert(key.clone(), e.tile.clone());
+            }
+        }
+        out
+    }
+
     fn remove(&mut self, key: &TileKey) {
         if let Some(e) = self.tiles.remove(key) {
             self.recency.remove(&e.used);
@@ -193,6 +207,24 @@ mod tests {
         c.insert(key(4), tile(10));
         assert!(c.get(&key(0)).is_none());
         assert!(c.get(&key(2)).is_some());
+    }
+
+    #[test]
+    fn a_carried_over_cache_keeps_what_it_is_told_in_the_order_of_use() {
+        let mut c = TileCache::with_limits(3, 1 << 20);
+        for x in 0..3 {
+            c.insert(key(x), tile(10));
+        }
+        assert!(c.get(&key(0)).is_some());
+        let mut next = c.carried_over(|k| k.x != 2);
+        assert_eq!((next.len(), next.bytes()), (2, 20));
+        assert!(next.get(&key(2)).is_none(), "tile 2 was not kept");
+        // Tile 1 is still the least recently used: the next two insertions evict it first.
+        next.insert(key(3), tile(10));
+        next.insert(key(4), tile(10));
+        assert!(next.get(&key(1)).is_none());
+        assert!(next.get(&key(0)).is_some());
+        assert_eq!(c.len(), 3, "the old cache is left as it was");
     }
 
     #[test]

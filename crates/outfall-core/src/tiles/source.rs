@@ -3,9 +3,13 @@
 
 use super::cache::CachedTile;
 use super::{encode_indexed_layer, TileId, BUFFER_PX, EXTENT};
+use crate::catalog::Catalog;
+use crate::config::Role;
 use crate::presentation::Presentation;
 use geo_types::Rect;
 use serde_json::{Map, Value};
+use std::collections::HashSet;
+use std::sync::Arc;
 
 /// The encoded tile `tid` of collection `id`, empty (no bytes) when it holds no feature or
 /// the collection does not exist. CPU work: a server runs it off its async threads.
@@ -27,4 +31,32 @@ pub fn collection_tile(p: &Presentation, id: &str, tid: TileId) -> CachedTile {
             .map(|(&(i, b), p)| (i as u64, &layer.features[i].geometry, p, b)),
     );
     CachedTile::new(encoded)
+}
+
+/// The collections of `new` whose tiles, encoded from `old`, are still right, so that a new
+/// registry snapshot keeps them rather than encoding a state's parcels again after every
+/// edit: the layer is the same allocation in both (shared, not rebuilt), and what its tiles
+/// present did not change. Never the sites or their disturbance (presented from the sites'
+/// reports), and nothing while the stream or storm network (which the waters' and pipes'
+/// properties come from) is not the same one.
+pub fn unchanged_collections<'a>(old: &Catalog, new: &'a Catalog) -> HashSet<&'a str> {
+    fn same<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+    if !same(&old.hydro, &new.hydro) || !same(&old.storm, &new.storm) {
+        return HashSet::new();
+    }
+    new.layers
+        .iter()
+        .filter(|l| !matches!(l.config.role, Role::Sites | Role::Disturbance))
+        .filter(|l| {
+            old.collection(&l.collection_id)
+                .is_some_and(|o| Arc::ptr_eq(&o.features, &l.features))
+        })
+        .map(|l| l.collection_id.as_str())
+        .collect()
 }
