@@ -655,15 +655,12 @@ fn an_edit_shares_the_loaded_layers_instead_of_copying_them() {
 /// parcels to be encoded again.
 #[test]
 fn an_edit_renews_the_sites_tiles_and_keeps_the_parcels_tiles() {
+    use outfall_core::tiles::TileId;
     let e = gpkg();
     let site = e.get("/collections/sites/items/S03").json;
     let at = &site["geometry"]["coordinates"][0][0];
     let (lon, lat) = (at[0].as_f64().expect("lon"), at[1].as_f64().expect("lat"));
-    let z = 16;
-    let n = f64::from(1u32 << z);
-    let x = ((lon + 180.0) / 360.0 * n) as u32;
-    let phi = lat.to_radians();
-    let y = ((1.0 - (phi.tan() + 1.0 / phi.cos()).ln() / std::f64::consts::PI) / 2.0 * n) as u32;
+    let TileId { z, x, y } = TileId::from_lonlat(lon, lat, 16).expect("a tile");
     let tile = |c: &str| {
         let r = e.get(&format!(
             "/collections/{c}/tiles/WebMercatorQuad/{z}/{y}/{x}"
@@ -673,7 +670,6 @@ fn an_edit_renews_the_sites_tiles_and_keeps_the_parcels_tiles() {
     };
     // The tile cache's lookups so far, from `/metrics` (text, not JSON).
     let lookups = |result: &str| {
-        let series = format!("outfall_tile_cache_lookups_total{{result=\"{result}\"}} ");
         let text = e.rt.block_on(async {
             let req = Request::get("/metrics")
                 .body(Body::empty())
@@ -683,9 +679,8 @@ fn an_edit_renews_the_sites_tiles_and_keeps_the_parcels_tiles() {
             let bytes = res.into_body().collect().await.expect("body").to_bytes();
             String::from_utf8(bytes.to_vec()).expect("text")
         });
-        text.lines()
-            .find_map(|l| l.strip_prefix(&series))
-            .map_or(0.0, |v| v.parse::<f64>().expect("a count"))
+        let series = format!("outfall_tile_cache_lookups_total{{result=\"{result}\"}}");
+        common::sample(&text, &series).unwrap_or(0.0)
     };
     let (sites_before, parcels_before) = (tile("sites"), tile("parcels"));
     let (hits, misses) = (lookups("hit"), lookups("miss"));

@@ -7,6 +7,7 @@ mod common;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
+use common::sample;
 use common::town::{fc, feature, rect};
 use http_body_util::BodyExt;
 use outfall_core::registry::{token, AccessRole, Live};
@@ -63,18 +64,6 @@ async fn get(router: &Router, uri: &str) -> (StatusCode, String) {
     let req = Request::get(uri).body(Body::empty()).expect("request");
     let (status, _, body) = call(router, req).await;
     (status, body)
-}
-
-/// The value of one sample line of the Prometheus text, e.g.
-/// `outfall_http_requests_total{method="GET",route="/healthz",status="200"}`.
-fn sample(text: &str, series: &str) -> Option<f64> {
-    text.lines().find_map(|l| {
-        l.strip_prefix(series)?
-            .strip_prefix(' ')?
-            .trim()
-            .parse()
-            .ok()
-    })
 }
 
 /// The slippy-map tile of a point at zoom `z`, as (row, column).

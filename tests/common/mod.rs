@@ -4,6 +4,18 @@
 
 use std::path::{Path, PathBuf};
 
+/// The value of one sample line of the Prometheus text (`/metrics`), e.g.
+/// `outfall_http_requests_total{method="GET",route="/healthz",status="200"}`.
+pub fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines().find_map(|l| {
+        l.strip_prefix(series)?
+            .strip_prefix(' ')?
+            .trim()
+            .parse()
+            .ok()
+    })
+}
+
 pub fn real_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/real")
 }
