@@ -210,7 +210,8 @@ fn inset_svg(st: &AppState, r: &Report) -> String {
     draw(Role::Parcels, PARCEL, true, None);
     draw(Role::Waterbodies, WATERBODY, true, None);
     draw(Role::Flowlines, STREAM, false, None);
-    let framed = outfall_core::frame::framed_reaches(&r.downstream, r.first_impaired.as_ref());
+    let first_reach = r.first_impaired.as_ref().map(|w| w.reach_id.as_str());
+    let framed = outfall_core::frame::framed_reaches(&r.downstream, first_reach);
     let entry = r.entry.reach_id.as_deref();
     let on_path = |id: &str| entry == Some(id) || framed.iter().any(|d| d.id == id);
     draw(Role::Flowlines, PATH, false, Some(&on_path));

@@ -123,7 +123,7 @@ pub(crate) fn summary(r: &Report) -> String {
 /// The TMDLs whose watershed holds a listed water: a watershed given by the network holds
 /// every reach on the path up to its outlet reach. A category 5 water in one is flagged, as
 /// the viewer flags it: the list says a TMDL is still needed, the TMDL layer says one exists.
-pub(crate) fn tmdl_cell(r: &Report, w: &outfall_core::report::Impaired) -> String {
+pub(crate) fn tmdl_cell(r: &Report, w: &outfall_core::report::ImpairedWater) -> String {
     let at = |id: &str| r.downstream.iter().position(|x| x.id == id);
     let Some(here) = at(&w.reach_id) else {
         return "none recorded".into();

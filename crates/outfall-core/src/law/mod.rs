@@ -13,7 +13,7 @@ mod prose;
 pub use applicability::{
     active_without_approval, exemption, jurisdiction, land_development_activity, swppp_required,
 };
-pub use conditions::{condition_a, condition_b, condition_c, water_test};
+pub use conditions::{condition_a, condition_b, condition_c, construction_causes, water_test};
 pub use plan::{
     describe_entry, five_acre_limit, inspections, phasing, receiving_waters, swppp_full,
     swppp_preparer,
