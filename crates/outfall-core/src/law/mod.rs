@@ -22,6 +22,7 @@ pub use plan::{
 use crate::config::{settings, Clauses, Rules};
 use crate::facts::Facts;
 pub use fact_map::FactMap;
+pub use prose::number_words;
 use prose::prose;
 use serde::Serialize;
 use serde_json::{Map, Value};
