@@ -148,8 +148,8 @@ fn get(router: &Router, rt: &tokio::runtime::Runtime, uri: &str) -> (StatusCode,
 
 /// After a restart over the spoiled rows: every site listed and on the map; a spoiled
 /// boundary's site reported with a record problem naming its row and what the blob claims
-/// (`expect[i]` for `SITES[i]`), a spoiled polygon's site with that polygon refused.
-fn listed_with_problems(live: Arc<Live>, expect: &[String]) {
+/// (`(site, words)` of `expect`), a spoiled polygon's site with that polygon refused.
+fn listed_with_problems(live: Arc<Live>, expect: &[(&str, String)]) {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let web = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("web");
     let officer = token::create(
@@ -163,14 +163,14 @@ fn listed_with_problems(live: Arc<Live>, expect: &[String]) {
     let (status, list) = get(&router, &rt, "/sites");
     assert_eq!(status, StatusCode::OK, "{list}");
     assert_eq!(list["sites"].as_array().map(Vec::len), Some(15), "{list}");
-    for (site, words) in SITES.iter().zip(expect) {
+    for (site, words) in expect {
         let (status, item) = get(&router, &rt, &format!("/collections/sites/items/{site}"));
         assert_eq!(status, StatusCode::OK, "{site} on the map: {item}");
         let (status, report) = get(&router, &rt, &format!("/sites/{site}/report"));
         assert_eq!(status, StatusCode::OK, "{site}: {report}");
         let problems = report["site"]["record_problems"].to_string();
         assert!(
-            problems.contains(&format!("(sites) row {site}: unreadable geometry: "))
+            problems.contains(&format!("(sites) row {site}: "))
                 && problems.contains(words.as_str())
                 && problems.contains("the site is kept without its boundary"),
             "{site}: {problems}"
@@ -216,9 +216,30 @@ fn hostile_blobs_in_a_geopackage_registry_keep_their_sites_listed_with_a_problem
             .expect("write");
         assert_eq!(n, 1, "{table} {id}");
     });
+    // A blob that reads but fails the loader's checks (QGIS saved it in UTM) is kept alike.
+    let mut utm = head(3, 1);
+    utm.extend(4u32.to_le_bytes());
+    for (x, y) in [
+        (404_080.0f64, 4_779_869.0f64),
+        (404_272.0, 4_779_869.0),
+        (404_272.0, 4_779_988.0),
+        (404_080.0, 4_779_869.0),
+    ] {
+        utm.extend(x.to_le_bytes());
+        utm.extend(y.to_le_bytes());
+    }
+    conn.execute(
+        "UPDATE sites SET geom = ?1 WHERE site_id = 'S08'",
+        [gpkg_blob(&utm)],
+    )
+    .expect("write");
     drop(conn);
     let live = start(dir.path(), None).expect("the registry loads with the spoiled rows");
-    let expect: Vec<String> = hostile().into_iter().map(|(_, w)| w).collect();
+    let mut expect: Vec<(&str, String)> = SITES
+        .into_iter()
+        .zip(hostile().into_iter().map(|(_, w)| w))
+        .collect();
+    expect.push(("S08", "are not longitude/latitude".into()));
     listed_with_problems(live, &expect);
     // The command line reads the same registry.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_outfall"))
@@ -263,6 +284,7 @@ fn a_curve_in_a_postgis_registry_keeps_its_site_listed_with_a_problem() {
     }
     drop(db);
     let live = start(dir.path(), Some(&url)).expect("the registry loads with the curves");
-    let expect = vec!["a CurvePolygon (WKB type 10), which is not read".to_string(); 5];
+    let words = "unreadable geometry: a CurvePolygon (WKB type 10), which is not read";
+    let expect: Vec<(&str, String)> = SITES.into_iter().map(|s| (s, words.into())).collect();
     listed_with_problems(live, &expect);
 }
