@@ -87,7 +87,7 @@ pub fn records_from_catalog(catalog: &Catalog) -> (Vec<SiteRecord>, Vec<Disturba
             SiteRecord {
                 site_id: s.id.clone(),
                 properties,
-                boundary: s.boundary.clone(),
+                boundary: s.boundary.clone().map(Ok),
                 version: 1,
                 retired: None,
                 submitted_by: None,
@@ -125,7 +125,7 @@ pub fn records_from_catalog(catalog: &Catalog) -> (Vec<SiteRecord>, Vec<Disturba
                 start: text(c.start_field.as_deref()),
                 end: text(c.end_field.as_deref()),
                 properties,
-                geometry: f.geometry.clone(),
+                geometry: Ok(f.geometry.clone()),
             });
         }
     }
@@ -133,8 +133,10 @@ pub fn records_from_catalog(catalog: &Catalog) -> (Vec<SiteRecord>, Vec<Disturba
 }
 
 /// The `sites` and `disturbance` layers built from the registry (retired sites left out),
-/// with the data set's column names. A geometry that fails the loader's checks (an edit in
-/// QGIS can make one) is left out and reported, as a file layer's would be.
+/// with the data set's column names. A stored geometry that cannot be read, or fails the
+/// loader's checks (an edit in QGIS or sqlite3 can make either), is reported as a problem of
+/// its site, and logged: a site keeps its place without that boundary, a polygon is left out
+/// (its site's report then says its acres may be short).
 pub fn site_layers(
     catalog: &Catalog,
     store: &str,
@@ -160,18 +162,22 @@ pub fn site_layers(
             scfg.id_field.clone().unwrap_or_else(|| "site_id".into()),
             Value::String(s.site_id.clone()),
         );
-        let Some(boundary) = &s.boundary else {
-            // A site without a drawn boundary still exists; its polygons are its extent.
+        // A site without a drawn boundary still exists; its polygons are its extent.
+        let Some(stored) = &s.boundary else {
             site_features.push(boundaryless(s, properties));
             continue;
         };
-        match crate::load::check_geometry(boundary.clone()) {
+        match checked(stored) {
             Ok(geometry) => site_features.push(Feature {
                 id: s.site_id.clone(),
                 geometry,
                 properties: properties.into(),
             }),
-            Err(reason) => site_problems.push(problem(&sites_path, &s.site_id, &s.site_id, reason)),
+            Err(reason) => {
+                let reason = format!("{reason}; the site is kept without its boundary");
+                site_problems.push(problem(&sites_path, &s.site_id, &s.site_id, reason));
+                site_features.push(boundaryless(s, properties));
+            }
         }
     }
     let dist_path = format!("{store} (disturbance)");
@@ -192,7 +198,7 @@ pub fn site_layers(
         put(dcfg.phase_field.as_deref(), &d.phase);
         put(dcfg.start_field.as_deref(), &d.start);
         put(dcfg.end_field.as_deref(), &d.end);
-        match crate::load::check_geometry(d.geometry.clone()) {
+        match checked(&d.geometry) {
             Ok(geometry) => dist_features.push(Feature {
                 id: d.dist_id.clone(),
                 geometry,
@@ -213,6 +219,16 @@ pub fn site_layers(
     )
 }
 
+/// A stored geometry read and passed by the loader's checks, or why not.
+fn checked(
+    stored: &super::Stored<geo_types::Geometry<f64>>,
+) -> Result<geo_types::Geometry<f64>, String> {
+    match stored {
+        Ok(g) => crate::load::check_geometry(g.clone()),
+        Err(e) => Err(format!("unreadable geometry: {e}")),
+    }
+}
+
 /// A site feature with an empty geometry collection: it has no boundary of its own.
 fn boundaryless(s: &SiteRecord, properties: Map<String, Value>) -> Feature {
     Feature {
@@ -222,7 +238,10 @@ fn boundaryless(s: &SiteRecord, properties: Map<String, Value>) -> Feature {
     }
 }
 
+/// A row's problem, logged as it is found: the store was written by another program, and
+/// whoever runs the service should hear of it as well as the site's officer.
 fn problem(path: &str, feature: &str, site: &str, reason: String) -> LoadProblem {
+    tracing::warn!(site, row = feature, "{path}: {reason}");
     LoadProblem {
         path: path.to_string(),
         feature: feature.to_string(),
