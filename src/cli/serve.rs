@@ -45,6 +45,9 @@ pub struct Args {
     /// (default: the number of CPUs)
     #[arg(long)]
     max_checks: Option<usize>,
+    /// Most DEM cells one sewershed may hold; a larger one is refused (422)
+    #[arg(long, default_value_t = outfall_server::MAX_CATCHMENT_CELLS)]
+    max_catchment_cells: usize,
     /// The site registry: a .gpkg path, postgres://user@host/db (PostGIS), or "none"
     /// for the file layers, read-only (default: registry.gpkg in the data folder)
     #[arg(long)]
@@ -86,6 +89,7 @@ fn limits(args: &Args) -> anyhow::Result<(Limits, ServeOptions)> {
     let mut limits = Limits {
         work_timeout: secs("check-timeout-secs", args.check_timeout_secs)?,
         body_timeout: secs("body-timeout-secs", args.body_timeout_secs)?,
+        max_catchment_cells: args.max_catchment_cells.max(1),
         ..Default::default()
     };
     if args.drain_secs != 0.0 {

@@ -7,7 +7,7 @@
 use crate::access::{authorize, etag, if_match, live, off_thread, Peer};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Path;
-use crate::limits::{bounded, read_upload, Limits};
+use crate::limits::{bounded, read_upload, Limits, Task};
 use crate::metrics::timed_write;
 use crate::params::{JsonOnly, ListQuery, Params};
 use crate::state::AppState;
@@ -110,9 +110,12 @@ pub async fn create(
     let limits = st.limits;
     let applicant = caller.clone();
     // Read and checked as `POST /check` is: its slots, its deadline, its budget.
-    let (site, disturbance) = bounded(&st.checks, &st.limits, "the application", move |_| {
-        application(&catalog, &body, &applicant, &limits)
-    })
+    let (site, disturbance) = bounded(
+        &st.checks,
+        &st.limits,
+        Task::named("the application"),
+        move |_| application(&catalog, &body, &applicant, &limits),
+    )
     .await?;
     let (site, report) = timed_write(
         &st,
