@@ -2,6 +2,7 @@
 
 use super::{load, open_registry};
 use anyhow::{bail, Context};
+use outfall_core::registry::Checking;
 use outfall_server::{AppState, Limits, ServeOptions};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -69,10 +70,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (limits, options) = limits(&args)?;
     let started = std::time::Instant::now();
     let catalog = Arc::new(load(&args.data)?);
-    let state = match open_registry(&args.data, args.registry.as_deref(), catalog.clone())? {
+    // Pending applications are checked by the watcher once the server listens, so a start
+    // does not wait for them.
+    let registry = open_registry(
+        &args.data,
+        args.registry.as_deref(),
+        catalog.clone(),
+        Checking::PendingLater,
+    )?;
+    let state = match registry {
         Some(live) => {
             // PostGIS wakes the watcher at each commit (LISTEN/NOTIFY); a GeoPackage is
-            // polled this often.
+            // polled this often. It checks the waiting applications first.
             outfall_core::registry::Live::watch(&live, Duration::from_secs(1));
             AppState::with_registry(args.web.clone(), live)
         }

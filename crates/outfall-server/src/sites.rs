@@ -17,9 +17,19 @@ use outfall_core::screening;
 use serde_json::{json, Value};
 
 fn site_report<'a>(st: &'a AppState, id: &str) -> ApiResult<&'a Report> {
-    st.reports
-        .get(id)
-        .ok_or_else(|| ApiError::NotFound(format!("site '{id}' not found")))
+    st.reports.get(id).ok_or_else(|| {
+        // A pending application read at start is checked in the background (`Live::
+        // check_waiting`): it has a report soon, not never.
+        let waiting = st.registry.as_ref().is_some_and(|l| l.snapshot().is_waiting(id));
+        if waiting {
+            ApiError::Unavailable {
+                detail: format!("site '{id}' is a pending application being checked since the server started; try again shortly"),
+                retry_after_secs: Some(2),
+            }
+        } else {
+            ApiError::NotFound(format!("site '{id}' not found"))
+        }
+    })
 }
 
 #[utoipa::path(get, path = "/sites", tag = "review",
