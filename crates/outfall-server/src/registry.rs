@@ -107,8 +107,10 @@ pub async fn create(
     let live = live(&st)?;
     let body = read_upload(&headers, body, &st.limits).await?;
     let limits = st.limits;
-    let (who, at_start) = (caller.clone(), live.clone());
-    off_thread(move || pending_within(&at_start, &who, limits.max_pending_submissions)).await?;
+    // An applicant over the cap is refused before the check is paid for, and again when the
+    // site is stored (two applications may pass here together).
+    let (applicant, reader) = (caller.clone(), live.clone());
+    off_thread(move || pending_within(&reader, &applicant, limits.max_pending_submissions)).await?;
     let catalog = st.catalog.clone();
     let (applicant, checker) = (caller.clone(), live.clone());
     // Read and checked as `POST /check` is: its slots, its deadline, its budget; the
