@@ -159,6 +159,7 @@ fn ids(list: &Value, key: &str) -> Vec<String> {
 
 fn round_trip(e: &Env) {
     // An applicant submits: the answer is the new site's report, and the map shows it.
+    let checks = e.live.counts.get();
     let r = e.call(
         "POST",
         "/sites",
@@ -167,6 +168,9 @@ fn round_trip(e: &Env) {
         Some(application("T-100")),
     );
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    // Checked once, before it was stored: the store gives back exactly the records checked,
+    // so the refresh after the write takes that check (issue 40, item 5).
+    assert_eq!(e.live.counts.get(), (checks.0 + 1, checks.1 + 1));
     assert_eq!(etag(&r), "\"1\"");
     let report = &r.json["report"];
     assert_eq!(report["site"]["id"], "T-100");

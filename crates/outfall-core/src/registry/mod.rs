@@ -22,7 +22,7 @@ mod versioned;
 pub use application::{read_application, Application};
 pub use convert::{records_from_catalog, site_layers};
 pub use gpkg::GeoPackage;
-pub use live::{Live, Snapshot};
+pub use live::{CheckCounts, Checking, Live, Snapshot};
 pub use token::{AccessRole, Caller, TokenRecord};
 pub use typed::{
     drawn_fields, join_parcel_ids, normalize, roles_of, CODED_FIELDS, OFFICER_FINDINGS,
