@@ -89,6 +89,12 @@ impl Store for Memory {
     fn tokens(&self) -> Result<Vec<TokenRecord>> {
         Ok(Vec::new())
     }
+    fn guard_sql(&self) -> &str {
+        ""
+    }
+    fn guards(&self, _: &[String]) -> Result<super::guard::Guards> {
+        Ok(Default::default())
+    }
     /// Works on a copy of the tables, kept only when `work` succeeds.
     fn transaction(&self, work: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
         let mut tx = MemoryTx {
@@ -181,6 +187,10 @@ impl Tx for MemoryTx<'_> {
     fn run_sql(&mut self, _: &str) -> Result<()> {
         self.call("run_sql");
         Ok(())
+    }
+    fn guards(&mut self, _: &[String]) -> Result<super::guard::Guards> {
+        self.call("guards");
+        Ok(Default::default())
     }
     fn record_version(&mut self, _: i64, _: &str) -> Result<()> {
         self.call("record_version");

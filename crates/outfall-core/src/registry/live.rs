@@ -4,6 +4,7 @@
 //! again only the sites whose records changed; the rest of the catalog, loaded once, is
 //! shared.
 
+use super::guard::Guards;
 use super::{convert, DisturbanceRecord, Registry, SiteRecord};
 use crate::catalog::Catalog;
 use crate::error::Result;
@@ -30,6 +31,8 @@ pub struct Live {
     snapshot: RwLock<Arc<Snapshot>>,
     /// The registry's change stamp when the snapshot was last built.
     stamp: Mutex<i64>,
+    /// The guards as the registry made them at open or last put them back (`guard`).
+    guards: Mutex<Guards>,
 }
 
 impl Live {
@@ -41,6 +44,7 @@ impl Live {
             registry.seed(&sites, &disturbance, &base.manifest.words)?;
         }
         let live = Live {
+            guards: Mutex::new(registry.guards()?),
             registry,
             base: base.clone(),
             snapshot: RwLock::new(Arc::new(Snapshot {
@@ -64,13 +68,27 @@ impl Live {
     }
 
     /// Rebuilds the snapshot when another program changed the registry; true if it did.
+    /// First puts back any guard another program dropped, changed or disabled.
     pub fn poll(&self) -> Result<bool> {
+        self.check_guards()?;
         let stamp = self.registry.change_stamp()?;
         if *self.stamp.lock().unwrap_or_else(|p| p.into_inner()) == stamp {
             return Ok(false);
         }
         self.refresh()?;
         Ok(true)
+    }
+
+    /// Compares the guards with those the registry made, and creates them again when they
+    /// differ (the registry logs and audits each one put back); their names.
+    pub fn check_guards(&self) -> Result<Vec<String>> {
+        let mut known = self.guards.lock().unwrap_or_else(|p| p.into_inner());
+        if self.registry.guards()? == *known {
+            return Ok(Vec::new());
+        }
+        let restored = self.registry.restore_guards()?;
+        *known = self.registry.guards()?;
+        Ok(restored)
     }
 
     /// Follows other programs' commits, on its own thread, for as long as the registry is in

@@ -11,6 +11,7 @@ mod convert;
 mod fake_store;
 mod gpkg;
 mod gpkg_tx;
+pub mod guard;
 mod live;
 pub mod migrate;
 pub mod rows;
@@ -167,6 +168,11 @@ pub trait Registry: Send + Sync {
         action: &str,
         change: &mut dyn FnMut(&mut TokenRecord) -> Result<()>,
     ) -> Result<TokenRecord>;
+    /// The definitions of the store's guards as they are now (`guard`).
+    fn guards(&self) -> Result<guard::Guards>;
+    /// Creates the guards again; the names of those that were missing or changed, each
+    /// logged and audited.
+    fn restore_guards(&self) -> Result<Vec<String>>;
 }
 
 /// Opens a GeoPackage registry: `path`, or (None) `registry.gpkg` in the data folder. The
