@@ -1771,6 +1771,30 @@ fn postgis_a_forged_writer_marker_hides_no_edit() {
     a_forged_marker_hides_no_edit(&e, &mut Outside::db(&url), &forge);
 }
 
+/// Runs `f` with the log of this thread captured; gives its result and the log text.
+fn logged<T>(f: impl FnOnce() -> T) -> (T, String) {
+    #[derive(Clone, Default)]
+    struct Sink(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().expect("log").extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let sink = Sink::default();
+    let writer = sink.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let out = tracing::subscriber::with_default(subscriber, f);
+    let text = String::from_utf8_lossy(&sink.0.lock().expect("log")).into_owned();
+    (out, text)
+}
+
 /// Issue 40, item 8: a guard another program dropped is put back at the next start, with an
 /// audit row (and a log line), so outside edits are audited again; one dropped (or, in
 /// PostGIS, disabled) while the server runs is put back at its next poll.
@@ -1790,7 +1814,8 @@ fn a_dropped_guard_is_restored(
     outside.run(drop_sql);
     outside.run("UPDATE sites SET name = 'While dropped' WHERE site_id = 'S02'");
     assert!(!outside_values(e, "S02").contains(&json!("While dropped")));
-    drop(reopen());
+    let ((), log) = logged(|| drop(reopen()));
+    assert!(log.contains("restored it"), "no log line at start: {log}");
     assert_eq!(
         outside.count(restored),
         1,
@@ -1802,7 +1827,12 @@ fn a_dropped_guard_is_restored(
     drop(reopen());
     assert_eq!(outside.count(restored), 1);
     outside.run(while_running);
-    assert!(e.live.poll().is_ok());
+    let (polled, log) = logged(|| e.live.poll());
+    assert!(polled.is_ok());
+    assert!(
+        log.contains("restored it"),
+        "no log line at the poll: {log}"
+    );
     assert_eq!(
         outside.count(restored),
         2,
@@ -1895,6 +1925,29 @@ fn token_edits_outside_are_refused_or_audited(e: &Env, outside: &mut Outside) {
         outside.count(&rows("outside edit", &format!("token {ivy} revoked"))),
         1
     );
+    // What the server logs at its next poll: the refusals, by field.
+    let (_, audited) = e.live.registry.outside_edits(0).expect("audit");
+    let refusals: Vec<&str> = audited
+        .iter()
+        .filter(|r| r.action == registry::guard::REFUSED)
+        .filter_map(|r| r.field.as_deref())
+        .collect();
+    assert!(
+        refusals.contains(&format!("token {ann} role").as_str()),
+        "{refusals:?}"
+    );
+    let (polled, log) = logged(|| e.live.poll());
+    assert!(polled.is_ok());
+    let role_line = log
+        .lines()
+        .find(|l| l.contains("refused a change made outside") && l.contains("role"));
+    assert!(
+        role_line.is_some_and(|l| l.contains("officer")),
+        "no log line for the refused role change: {log}"
+    );
+    // Logged once: the next poll has nothing new to say.
+    let ((), log) = logged(|| assert!(e.live.poll().is_ok()));
+    assert!(!log.contains("refused a change"), "{log}");
 }
 
 #[test]

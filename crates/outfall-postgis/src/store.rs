@@ -63,6 +63,19 @@ pub(crate) fn read_guards(
     Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
+/// An audit row as `history` and `outside_edits` select it.
+fn audit_entry(r: &Row) -> AuditEntry {
+    AuditEntry {
+        at: r.get(0),
+        who: r.get(1),
+        action: r.get(2),
+        site_id: r.get(3),
+        field: r.get(4),
+        old_value: rows::audit_value(r.get(5)),
+        new_value: rows::audit_value(r.get(6)),
+    }
+}
+
 /// A new random writer key (64 hex digits).
 fn writer_key(label: &str) -> Result<String> {
     let mut bytes = [0u8; 32];
@@ -255,18 +268,19 @@ impl Store for PostGis {
              WHERE site_id = $1 ORDER BY fid",
             &[&site_id],
         )?;
-        Ok(rows
-            .iter()
-            .map(|r| AuditEntry {
-                at: r.get(0),
-                who: r.get(1),
-                action: r.get(2),
-                site_id: r.get(3),
-                field: r.get(4),
-                old_value: rows::audit_value(r.get(5)),
-                new_value: rows::audit_value(r.get(6)),
-            })
-            .collect())
+        Ok(rows.iter().map(audit_entry).collect())
+    }
+
+    fn outside_edits(&self, after: i64) -> Result<(i64, Vec<AuditEntry>)> {
+        let last: i64 = self
+            .query("SELECT coalesce(max(fid), 0)::BIGINT FROM audit", &[])?
+            .first()
+            .map_or(0, |r| r.get(0));
+        if last <= after {
+            return Ok((last, Vec::new()));
+        }
+        let rows = self.query(&rows::select_outside_edits('$'), &[&after, &last])?;
+        Ok((last, rows.iter().map(audit_entry).collect()))
     }
 
     fn token(&self, token_id: &str) -> Result<Option<TokenRecord>> {

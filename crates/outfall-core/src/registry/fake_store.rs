@@ -83,6 +83,9 @@ impl Store for Memory {
     fn history(&self, _: &str) -> Result<Vec<AuditEntry>> {
         Ok(Vec::new())
     }
+    fn outside_edits(&self, _: i64) -> Result<(i64, Vec<AuditEntry>)> {
+        Ok((0, Vec::new()))
+    }
     fn token(&self, _: &str) -> Result<Option<TokenRecord>> {
         Ok(None)
     }

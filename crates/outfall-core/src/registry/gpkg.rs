@@ -65,6 +65,19 @@ pub(super) fn token_row(r: &rusqlite::Row) -> rusqlite::Result<TokenRow> {
     })
 }
 
+/// An audit row as `history` and `outside_edits` select it.
+fn audit_entry(r: &rusqlite::Row) -> rusqlite::Result<AuditEntry> {
+    Ok(AuditEntry {
+        at: r.get(0)?,
+        who: r.get(1)?,
+        action: r.get(2)?,
+        site_id: r.get(3)?,
+        field: r.get(4)?,
+        old_value: rows::audit_value(r.get(5)?),
+        new_value: rows::audit_value(r.get(6)?),
+    })
+}
+
 pub struct GeoPackage {
     path: PathBuf,
     conn: Mutex<Connection>,
@@ -262,18 +275,20 @@ impl Store for GeoPackage {
             "SELECT at, who, action, site_id, field, old_value, new_value FROM audit \
              WHERE site_id = ?1 ORDER BY fid",
             [site_id],
-            |r| {
-                Ok(AuditEntry {
-                    at: r.get(0)?,
-                    who: r.get(1)?,
-                    action: r.get(2)?,
-                    site_id: r.get(3)?,
-                    field: r.get(4)?,
-                    old_value: rows::audit_value(r.get(5)?),
-                    new_value: rows::audit_value(r.get(6)?),
-                })
-            },
+            audit_entry,
         )
+    }
+
+    fn outside_edits(&self, after: i64) -> Result<(i64, Vec<AuditEntry>)> {
+        let last: i64 = self
+            .lock()
+            .query_row("SELECT coalesce(max(fid), 0) FROM audit", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        if last <= after {
+            return Ok((last, Vec::new()));
+        }
+        let sql = rows::select_outside_edits('?');
+        Ok((last, self.query(&sql, [after, last], audit_entry)?))
     }
 
     fn token(&self, token_id: &str) -> Result<Option<TokenRecord>> {

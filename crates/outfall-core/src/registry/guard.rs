@@ -18,6 +18,10 @@ use std::collections::BTreeMap;
 /// Each guard's definition as the store reports it, by name.
 pub type Guards = BTreeMap<String, String>;
 
+/// The action of a token change made outside the service and refused (the guards' SQL
+/// writes it).
+pub const REFUSED: &str = "outside edit refused";
+
 /// Who the audit names for a guard put back, and the action.
 pub const WHO: &str = "outfall";
 pub const RESTORE: &str = "restore";

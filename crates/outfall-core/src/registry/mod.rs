@@ -153,6 +153,9 @@ pub trait Registry: Send + Sync {
     fn rainfall(&self) -> Result<Listing<RainfallDay>>;
     /// The audit trail of one site, oldest first.
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>>;
+    /// The last audit row's id, and the outside edits audited after row `after` (see
+    /// `Store::outside_edits`).
+    fn outside_edits(&self, after: i64) -> Result<(i64, Vec<AuditEntry>)>;
     /// Stores a new token; `Error::Exists` when its name is taken (by any token, revoked
     /// ones included).
     fn add_token(&self, token: &TokenRecord) -> Result<()>;

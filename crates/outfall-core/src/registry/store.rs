@@ -36,6 +36,9 @@ pub trait Store: Send + Sync {
     fn rainfall(&self) -> Result<Listing<RainfallDay>>;
     /// The audit rows of one site, oldest first.
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>>;
+    /// The last audit row's id (0 for none), and the rows the outside-edit triggers wrote
+    /// after row `after` up to it, oldest first.
+    fn outside_edits(&self, after: i64) -> Result<(i64, Vec<AuditEntry>)>;
     /// The token with this id, revoked or expired ones included.
     fn token(&self, token_id: &str) -> Result<Option<TokenRecord>>;
     /// Every token, oldest first.

@@ -77,6 +77,9 @@ impl<S: Store> Registry for S {
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>> {
         Store::history(self, site_id)
     }
+    fn outside_edits(&self, after: i64) -> Result<(i64, Vec<AuditEntry>)> {
+        Store::outside_edits(self, after)
+    }
     fn add_token(&self, token: &TokenRecord) -> Result<()> {
         add_token(self, token)
     }
