@@ -200,7 +200,7 @@ async fn abandoned_checks_still_count_against_the_check_limit_until_they_end() {
 }
 
 #[test]
-fn items_pages_and_tiles_run_under_the_same_deadline() {
+fn items_pages_tiles_and_searches_run_under_the_same_deadline() {
     // One blocking thread, held until the test lets it go: the page and the tile cannot
     // start, so their 300 ms deadline passes whatever the machine's speed or load.
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -237,7 +237,16 @@ fn items_pages_and_tiles_run_under_the_same_deadline() {
             "{}",
             r.text()
         );
-        // Both were answered while the only blocking thread was still held: the deadline
+        // Issue 40, item 2: a search runs there too, never on the threads that answer.
+        let r = get_from(st.clone(), "/search?q=ley").await;
+        assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text());
+        assert!(
+            r.detail()
+                .contains("the search did not finish within 0.3 s"),
+            "{}",
+            r.text()
+        );
+        // All were answered while the only blocking thread was still held: the deadline
         // answered them, not the end of the work ahead of them.
         assert!(!busy.is_finished());
         release.send(()).expect("the busy task waits");

@@ -98,6 +98,62 @@ async fn the_printed_page_frames_like_the_viewer_and_has_the_officers_blocks() {
     );
 }
 
+/// The printed page's thresholds are the rulebook's: a town whose outfall.toml sets Condition B
+/// and the limit at one time to 4 acres, and inspections every 3 days, reads its own numbers.
+#[tokio::test]
+async fn the_printed_page_writes_the_rulebooks_thresholds() {
+    let dir = common::demo_copy();
+    let toml = dir.path().join("outfall.toml");
+    let text = std::fs::read_to_string(&toml).expect("demo manifest");
+    let changed = text
+        .replace(
+            "[rules]\n",
+            "[rules]\ninspection_interval_days = 3\nstorm_threshold_in = 0.25\n",
+        )
+        .replace("condition_b_acres = 5.0", "condition_b_acres = 4")
+        .replace(
+            "max_disturbed_at_once_acres = 5.0",
+            "max_disturbed_at_once_acres = 4",
+        );
+    assert_eq!(
+        changed.matches(" = 4\n").count(),
+        2,
+        "both settings changed"
+    );
+    std::fs::write(&toml, changed).expect("write manifest");
+    let cat = outfall_core::Catalog::open(dir.path()).expect("the changed copy loads");
+    let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    let st = AppState::new(std::sync::Arc::new(cat), web);
+    let res = app(st)
+        .oneshot(
+            Request::get("/sites/S06/report.html")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .expect("response");
+    assert_eq!(res.status(), StatusCode::OK);
+    let body = res.into_body().collect().await.expect("body").to_bytes();
+    let html = String::from_utf8_lossy(&body);
+    for want in [
+        "Condition B: 4 acres or more disturbed",
+        "Condition C: 1 to 4 acres, not a single-family home or farm",
+        "Over four acres at one time without approval",
+        "inspections every 3 days and after 0.25 in storms",
+    ] {
+        assert!(html.contains(want), "{want}");
+    }
+    // The rulebook's rule titles ("Condition B: five acres or more") name the law's rules and
+    // stay; the labels written from the settings no longer say 5.
+    for gone in [
+        "5 acres or more disturbed",
+        "1 to 5 acres, not",
+        "Over five acres at one",
+    ] {
+        assert!(!html.contains(gone), "{gone}");
+    }
+}
+
 #[tokio::test]
 async fn a_parcel_has_a_printable_page() {
     let st = state();

@@ -151,7 +151,6 @@ fn listed(id: &str, causes: &[&str], distance_m: f64, first: bool) -> Impaired {
         causes: causes.iter().map(|c| c.to_string()).collect(),
         category: Some("5".into()),
         list_year: None,
-        construction_causes: vec![],
         first_receiving: first,
     }
 }

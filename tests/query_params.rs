@@ -110,6 +110,15 @@ async fn a_bad_value_is_refused_naming_its_parameter() {
     .await;
     refused("/inspections/due?as_of=2026-13-01", "as_of '2026-13-01'").await;
     refused("/search?q=", "q is required").await;
+    // Issue 40, item 2: a query longer than any name is refused before any work.
+    let long = "1-".repeat(30_000);
+    refused(
+        &format!("/search?q={long}"),
+        "q has 60000 characters; at most 200",
+    )
+    .await;
+    let ok = get(&format!("/search?q={}", "a".repeat(200))).await;
+    assert_eq!(ok.status, StatusCode::OK);
     refused("/sites?f=xml", "f 'xml'").await;
     refused("/collections?f=html", "f 'html'").await;
 }

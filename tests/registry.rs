@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::fresh_database;
+
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
 use axum::Router;
@@ -63,33 +65,6 @@ fn gpkg() -> Env {
 /// A fresh database on the test's PostGIS server, or None (SKIP) outside CI without one.
 fn postgis() -> Option<Env> {
     fresh_database().map(|url| env_with(Some(url)))
-}
-
-/// The URL of a new, empty database on the test's PostGIS server.
-fn fresh_database() -> Option<String> {
-    let Ok(base) = std::env::var("OUTFALL_TEST_POSTGRES") else {
-        if std::env::var_os("CI").is_some() {
-            panic!("OUTFALL_TEST_POSTGRES is not set in CI: run the registry tests through scripts/postgis-test.sh");
-        }
-        eprintln!(
-            "SKIP: no PostGIS server (run scripts/postgis-test.sh to test the PostGIS registry)"
-        );
-        return None;
-    };
-    let mut b = [0u8; 6];
-    getrandom::fill(&mut b).expect("random");
-    let db = format!("outfall_test_{}", hex::encode(b));
-    let mut admin = postgres::Client::connect(&base, postgres::NoTls).expect("PostGIS server");
-    admin
-        .batch_execute(&format!("CREATE DATABASE {db}"))
-        .expect("create test database");
-    let url = match base.rfind('/') {
-        Some(i) if base[..i].contains("://") && i > base.find("://").unwrap_or(0) + 2 => {
-            format!("{}/{db}", &base[..i])
-        }
-        _ => format!("{base}/{db}"),
-    };
-    Some(url)
 }
 
 struct Resp {
@@ -184,6 +159,7 @@ fn ids(list: &Value, key: &str) -> Vec<String> {
 
 fn round_trip(e: &Env) {
     // An applicant submits: the answer is the new site's report, and the map shows it.
+    let checks = e.live.counts.get();
     let r = e.call(
         "POST",
         "/sites",
@@ -192,6 +168,9 @@ fn round_trip(e: &Env) {
         Some(application("T-100")),
     );
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    // Checked once, before it was stored: the store gives back exactly the records checked,
+    // so the refresh after the write takes that check (issue 40, item 5).
+    assert_eq!(e.live.counts.get(), (checks.0 + 1, checks.1 + 1));
     assert_eq!(etag(&r), "\"1\"");
     let report = &r.json["report"];
     assert_eq!(report["site"]["id"], "T-100");

@@ -10,7 +10,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
 use http_body_util::BodyExt;
-use outfall_core::registry::{token, AccessRole, Live};
+use outfall_core::registry::{token, AccessRole, Checking, Live};
 use outfall_core::{screening, Catalog};
 use outfall_server::{app, AppState, Limits};
 use serde_json::{json, Value};
@@ -20,6 +20,7 @@ use tower::ServiceExt;
 
 struct Env {
     router: Router,
+    live: Arc<Live>,
     rt: tokio::runtime::Runtime,
     officer: String,
     inspector: String,
@@ -28,11 +29,17 @@ struct Env {
 }
 
 fn env_with(limits: Limits) -> Env {
+    env_checking(limits, Checking::Everything)
+}
+
+/// A copy of the demo with a GeoPackage registry opened as `outfall serve` opens it when
+/// `checking` is `PendingLater`.
+fn env_checking(limits: Limits, checking: Checking) -> Env {
     let dir = common::demo_copy();
     let catalog = Arc::new(Catalog::open(dir.path()).expect("demo loads"));
     let store =
         outfall_postgis::open(None, dir.path(), &catalog.manifest.words).expect("registry opens");
-    let live = Arc::new(Live::start(store, catalog).expect("registry starts"));
+    let live = Arc::new(Live::open(store, catalog, checking).expect("registry starts"));
     let tok =
         |name: &str, role| token::create(live.registry.as_ref(), name, role, 90).expect("token");
     let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
@@ -41,6 +48,7 @@ fn env_with(limits: Limits) -> Env {
         officer: tok("Pat Officer", AccessRole::Officer),
         inspector: tok("Ivy Inspector", AccessRole::Inspector),
         applicant: tok("Ann Applicant", AccessRole::Applicant),
+        live,
         rt: tokio::runtime::Runtime::new().expect("runtime"),
         dir,
     }
@@ -48,6 +56,27 @@ fn env_with(limits: Limits) -> Env {
 
 fn env() -> Env {
     env_with(Limits::default())
+}
+
+impl Env {
+    /// The same registry opened again, as a restarted `outfall serve` opens it.
+    fn restarted(self) -> Env {
+        let catalog = Arc::new(Catalog::open(self.dir.path()).expect("demo loads"));
+        let store = outfall_postgis::open(None, self.dir.path(), &catalog.manifest.words)
+            .expect("registry opens");
+        let live = Arc::new(Live::open(store, catalog, Checking::PendingLater).expect("starts"));
+        let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+        Env {
+            router: app(AppState::with_registry(web, live.clone())),
+            live,
+            ..self
+        }
+    }
+
+    /// (sites checked, sites whose features were checked) since the registry opened.
+    fn checks(&self) -> (u64, u64) {
+        self.live.counts.get()
+    }
 }
 
 impl Env {
@@ -314,6 +343,118 @@ fn post_sites_has_the_limits_of_check_and_pending_applications_are_capped() {
     );
     let (s, v) = e.post("/sites", &e.officer, application("T-7", "2026-06-01"));
     assert_eq!(s, StatusCode::CREATED, "{v}");
+}
+
+/// A star of `n` vertices, as issue 40's probe drew it: a polygon over many parcels' edges
+/// whose check (the acres outside the parcels) takes seconds.
+fn star(n: usize) -> Value {
+    let (cx, cy) = (-76.1800_f64, 43.1695_f64);
+    let mut ring: Vec<Value> = (0..n)
+        .map(|i| {
+            let a = std::f64::consts::TAU * i as f64 / n as f64;
+            let r = if i % 2 == 0 { 0.01 } else { 0.004 };
+            json!([cx + r * a.cos() / cy.to_radians().cos(), cy + r * a.sin()])
+        })
+        .collect();
+    ring.push(ring[0].clone());
+    json!({"type": "Polygon", "coordinates": [ring]})
+}
+
+/// Issue 40, item 5: a 19,990-vertex application (under the 20,000 cap) is refused as
+/// `POST /check` refuses the same polygon: its reading and its check run in a check slot
+/// under the same deadline, and nothing is stored.
+#[test]
+fn a_19990_vertex_application_is_refused_as_post_check_refuses_it() {
+    let e = env_with(Limits {
+        work_timeout: std::time::Duration::from_millis(1),
+        ..Limits::default()
+    });
+    let plan = json!({"type": "Feature", "properties": {}, "geometry": star(19_990)});
+    let (s, v) = e.call("POST", "/check", None, Some(plan.to_string()));
+    assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE, "{v}");
+    assert!(detail(&v).contains("did not finish within 0.001 s"), "{v}");
+    let mut app = application("STAR-1", "2026-06-01");
+    app["features"][0]["geometry"] = star(19_990);
+    let (s, v) = e.post("/sites", &e.applicant, app);
+    assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE, "{v}");
+    assert!(
+        detail(&v).contains("the application did not finish within 0.001 s"),
+        "{v}"
+    );
+    let (s, _) = e.get("/sites/STAR-1");
+    assert_eq!(s, StatusCode::NOT_FOUND, "nothing was stored");
+}
+
+/// Issue 40, item 5: a write checks its own site once, in its slot and under its deadline,
+/// before storing it, and the refresh after it takes that check: the answer carries the
+/// report and no other site is checked again, nor are the other sites' polygons. Before,
+/// every refresh checked every polygon of every site again, so ten large pending
+/// applications made each edit take seconds.
+#[test]
+fn a_write_checks_its_site_once_and_an_edit_checks_no_other_site() {
+    let e = env_checking(Limits::default(), Checking::PendingLater);
+    let before = e.checks();
+    let (s, v) = e.post("/sites", &e.applicant, application("T-1", "2026-06-01"));
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    assert_eq!(v["report"]["site"]["id"], "T-1", "{v}");
+    assert_eq!(
+        e.checks(),
+        (before.0 + 1, before.1 + 1),
+        "the application, once"
+    );
+    let (_, site) = e.get("/sites/S01");
+    let version = site["version"].as_i64().expect("version");
+    let change = json!({"name": "Renamed"}).to_string();
+    let (s, v) = e.rt.block_on(async {
+        let req = Request::patch("/sites/S01")
+            .header("authorization", format!("Bearer {}", e.officer))
+            .header("if-match", format!("\"{version}\""))
+            .header("content-type", "application/json")
+            .body(Body::from(change))
+            .expect("request");
+        let res = e.router.clone().oneshot(req).await.expect("response");
+        let status = res.status();
+        let bytes = res.into_body().collect().await.expect("body").to_bytes();
+        (
+            status,
+            serde_json::from_slice::<Value>(&bytes).expect("json"),
+        )
+    });
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["report"]["site"]["name"], "Renamed", "{v}");
+    assert_eq!(
+        e.checks(),
+        (before.0 + 2, before.1 + 2),
+        "the edited site, once"
+    );
+}
+
+/// Issue 40, item 5: a restarted server does not wait for the pending applications'
+/// checks: it starts with the town's sites checked, answers a pending application's report
+/// with 503 and Retry-After, and its watcher checks the applications after.
+#[test]
+fn a_restart_leaves_pending_applications_to_the_watcher() {
+    let e = env_checking(Limits::default(), Checking::PendingLater);
+    for id in ["P-1", "P-2", "P-3"] {
+        let (s, v) = e.post("/sites", &e.applicant, application(id, "2026-06-01"));
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+    }
+    let town = e.live.snapshot().reports.len() - 3;
+    let e = e.restarted();
+    assert_eq!(
+        e.checks(),
+        (town as u64, town as u64),
+        "only the town's sites"
+    );
+    assert!(e.live.snapshot().is_waiting("P-2"));
+    let (s, v) = e.get("/sites/P-2/report");
+    assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE, "{v}");
+    assert!(detail(&v).contains("being checked"), "{v}");
+    e.live.check_waiting().expect("checked");
+    assert_eq!(e.checks().0, town as u64 + 3);
+    let (s, v) = e.get("/sites/P-2/report");
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["site"]["id"], "P-2");
 }
 
 /// Rewrites one site's feature in the copy's `file`.

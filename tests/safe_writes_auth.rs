@@ -68,6 +68,8 @@ struct Resp {
     status: StatusCode,
     retry_after: Option<String>,
     etag: Option<String>,
+    cache_control: Option<String>,
+    vary: Vec<String>,
     json: Value,
 }
 
@@ -117,12 +119,22 @@ impl Env {
                     .map(String::from)
             };
             let (status, retry_after, etag) = (res.status(), header("retry-after"), header("etag"));
+            let cache_control = header("cache-control");
+            let vary = res
+                .headers()
+                .get_all("vary")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .map(|v| v.to_ascii_lowercase())
+                .collect();
             let bytes = res.into_body().collect().await.expect("body").to_bytes();
             let json = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
             Resp {
                 status,
                 retry_after,
                 etag,
+                cache_control,
+                vary,
                 json,
             }
         })
@@ -139,6 +151,36 @@ impl Env {
     fn runs(&self) -> u64 {
         self.state.auth.argon2_runs()
     }
+}
+
+/// Issue 40, item 7: an answer that depends on the caller's token (who they are, what they
+/// submitted) is stored by no cache, a shared one least, and says it varies by
+/// Authorization; a public read sent with a token does not depend on it and stays public.
+#[test]
+fn answers_that_depend_on_the_token_are_private_and_never_stored() {
+    let e = env(10);
+    let ann = e.token("Ann Applicant", AccessRole::Applicant);
+    for path in ["/auth/whoami", "/submissions"] {
+        let r = e.call("GET", path, Some(&ann), None);
+        assert_eq!(r.status, StatusCode::OK, "{path}: {}", r.json);
+        assert_eq!(
+            r.cache_control.as_deref(),
+            Some("private, no-store"),
+            "{path}"
+        );
+        assert!(
+            r.vary.iter().any(|v| v.contains("authorization")),
+            "{path}: Vary {:?}",
+            r.vary
+        );
+    }
+    let refused = e.call("GET", "/auth/whoami", None, None);
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(refused.cache_control.as_deref(), Some("private, no-store"));
+    let public = e.call("GET", "/rules", Some(&ann), None);
+    assert_eq!(public.status, StatusCode::OK);
+    assert_eq!(public.cache_control.as_deref(), Some("public, max-age=300"));
+    assert!(!public.vary.iter().any(|v| v.contains("authorization")));
 }
 
 fn detail(r: &Resp) -> &str {

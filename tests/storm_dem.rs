@@ -434,7 +434,11 @@ fn johnson_on_its_own_grid_again_is_unchanged_and_a_pit_strands_exactly_its_land
     assert_eq!(c.cells, expected);
 }
 
-async fn http_get(state: outfall_server::AppState, uri: &str) -> (u16, serde_json::Value) {
+async fn http_get(
+    state: outfall_server::AppState,
+    uri: impl AsRef<str>,
+) -> (u16, serde_json::Value) {
+    let uri = uri.as_ref();
     use axum::body::Body;
     use http_body_util::BodyExt;
     use tower::ServiceExt;
@@ -448,6 +452,119 @@ async fn http_get(state: outfall_server::AppState, uri: &str) -> (u16, serde_jso
     let status = res.status().as_u16();
     let body = res.into_body().collect().await.expect("body").to_bytes();
     (status, serde_json::from_slice(&body).unwrap_or_default())
+}
+
+/// The synthetic pit DEM as a data set whose manifest names the raster by its absolute
+/// path, and the lon/lat of the point whose catchment is its ten cells.
+fn synthetic_dem() -> (tempfile::TempDir, Catalog, String) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (_, z) = tilted_plane_with_pit();
+    let tags = vec![
+        (Tag::ModelPixelScaleTag, vec![0.5, 0.5, 0.0]),
+        (
+            Tag::ModelTiepointTag,
+            vec![0.0, 0.0, 0.0, 484000.0, 238000.0, 0.0],
+        ),
+    ];
+    let tif = dir.path().join("dem.tif");
+    write_geotiff(&tif, 7, 7, &z, &tags, 6589);
+    std::fs::write(
+        dir.path().join("outfall.toml"),
+        format!(
+            "allow_outside_paths = true\n[rules]\ndem_snap_threshold_cells = 3\n[[layer]]\nrole = \"dem\"\npath = \"{}\"\n",
+            tif.display()
+        ),
+    )
+    .expect("manifest");
+    let cat = Catalog::open(dir.path()).expect("loads");
+    let p = proj::Proj::new_known_crs("EPSG:6589", "EPSG:4326", None).expect("proj");
+    let (lon, lat) = p
+        .convert((484000.0 + 3.3 * 0.5, 238000.0 - 5.3 * 0.5))
+        .expect("to lon/lat");
+    (dir, cat, format!("{lon},{lat}"))
+}
+
+/// Issue 40, item 4: a point off the DEM is refused naming the layer, never the raster's
+/// path on the server; a catchment over the cap is refused naming the cap.
+#[tokio::test]
+async fn a_sewershed_names_its_layer_not_its_file_and_is_capped() {
+    let (dir, cat, point) = synthetic_dem();
+    let state = state_of(cat);
+    let (status, v) = http_get(state.clone(), "/sewershed?point=10,10").await;
+    assert_eq!(status, 422, "a point off the DEM: {v}");
+    let detail = v["detail"].as_str().expect("detail");
+    assert!(detail.contains("off the dem layer"), "{detail}");
+    let folder = dir.path().display().to_string();
+    assert!(
+        !detail.contains(&folder) && !detail.contains("dem.tif"),
+        "{detail}"
+    );
+    let capped = state.with_limits(outfall_server::Limits {
+        max_catchment_cells: 9,
+        ..Default::default()
+    });
+    let (status, v) = http_get(capped.clone(), &format!("/sewershed?point={point}")).await;
+    assert_eq!(status, 422, "ten cells over a cap of nine: {v}");
+    let detail = v["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains("more than 9 cells of the dem layer")
+            && detail.contains("max_catchment_cells"),
+        "{detail}"
+    );
+    let roomy = capped.with_limits(outfall_server::Limits {
+        max_catchment_cells: 10,
+        ..Default::default()
+    });
+    let (status, v) = http_get(roomy, &format!("/sewershed?point={point}")).await;
+    assert_eq!(status, 200, "ten cells within a cap of ten: {v}");
+}
+
+/// Issue 40, item 4: a sewershed runs as a check does, in the checks' slots and under their
+/// deadline. The only blocking thread is held: a check takes the only slot and waits, so
+/// the sewershed is refused as busy; with a free slot it waits past its deadline and is
+/// answered 503, whatever the machine's speed.
+#[test]
+fn a_sewershed_shares_the_checks_slots_and_deadline() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let (_dir, cat, point) = synthetic_dem();
+        let state = state_of(cat).with_limits(outfall_server::Limits {
+            work_timeout: std::time::Duration::from_millis(300),
+            max_concurrent_checks: 1,
+            ..Default::default()
+        });
+        let (release, gate) = std::sync::mpsc::channel::<()>();
+        let busy = tokio::task::spawn_blocking(move || {
+            let _ = gate.recv();
+        });
+        let uri = format!("/sewershed?point={point}");
+        let bound = std::time::Duration::from_secs(120);
+        let first = tokio::spawn(http_get(state.clone(), uri.clone()));
+        let (status, v) = tokio::time::timeout(bound, first)
+            .await
+            .expect("answered while the pool is held")
+            .expect("joined");
+        assert_eq!(status, 503, "{v}");
+        assert!(
+            v["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("the sewershed did not finish within 0.3 s")),
+            "{v}"
+        );
+        // Its work still waits for the thread, holding the only slot.
+        let (status, v) = tokio::time::timeout(bound, http_get(state.clone(), uri.clone()))
+            .await
+            .expect("answered while the pool is held");
+        assert_eq!(status, 503, "{v}");
+        assert!(v.to_string().contains("limit of 1 checks at once"), "{v}");
+        release.send(()).expect("the busy task waits");
+        busy.await.expect("the busy task ends");
+    });
 }
 
 fn state_of(cat: Catalog) -> outfall_server::AppState {

@@ -105,6 +105,8 @@ export async function tryFetchJSON(url, timeoutMs = 4000) {
 export const api = {
   config: () => fetchJSON("/config"),
   collections: () => fetchJSON("/collections"),
+  /** The rulebook: every rule with its settings (the thresholds the viewer shows). */
+  rules: () => fetchJSON("/rules"),
   items: (id, limit = 10000) => fetchJSON(`/collections/${encodeURIComponent(id)}/items?limit=${limit}`),
   /** All items of a collection, following OGC `next` links when the server pages (max 50 pages). */
   itemsAll: async (id, limit = 10000) => {

@@ -4,7 +4,8 @@ import {
   maplibregl, createMap, addOutfallLayers, buildLegend, fitBbox, fitFrame, setSiteRisk, showSelection, clearSelection,
   siteBboxFromData, geojsonBbox, validBbox, parcelIdOf, contextBbox,
 } from "./map.js";
-import { renderSites, sortSites, renderReport, renderError, h, BADGE_KEY, mapLegendEl } from "./panel.js";
+import { renderSites, sortSites, renderReport, renderError, h, badgeKey, mapLegendEl } from "./panel.js";
+import { setRules } from "./thresholds.js";
 import { linkFor, readLink, encodeCheck, decodeCheck } from "./permalink.js";
 import { mountInspections } from "./inspections.js";
 import { setupOfficer } from "./officer.js";
@@ -79,8 +80,10 @@ async function init() {
   $("town-name").textContent = cfg.name || "";
   if (cfg.name) document.title = `Outfall — ${cfg.name}`;
 
-  // Ask for the collection list while the map starts.
+  // Ask for the collection list and the rulebook (the thresholds the legend, the list and the
+  // hovers show) while the map starts.
   const colsPromise = api.collections().then((c) => ({ c }), (err) => ({ err }));
+  const rulesPromise = api.rules().then(setRules, (err) => outfall.warnings.push(`rules: ${err.message}`));
   const map = await createMap($("map"), cfg, onMapError);
   state.map = map;
   outfall.map = map;
@@ -96,6 +99,7 @@ async function init() {
     ids = new Set(["parcels", "disturbance", "sites", "flowlines", "waterbodies", "impaired", "tmdl", "boundary"]);
   }
   const layers = await addOutfallLayers(map, ids, cfg.bbox);
+  await rulesPromise;
   state.layers = layers;
   outfall.sources = layers.sourceIds;
   outfall.warnings.push(...layers.warnings);
@@ -184,7 +188,7 @@ function setupPermalinks() {
 
 // ---------------------------------------------------------------- sites list
 function setupSites() {
-  $("sites-key").textContent = BADGE_KEY;
+  $("sites-key").textContent = badgeKey();
   $("sites-sort").addEventListener("change", () => drawSites());
   $("sites-status").addEventListener("change", () => loadSites());
 }

@@ -1,4 +1,5 @@
 // Layer groups and the legend: which layers a checkbox toggles, the disturbance date filter.
+import { conditionB, conditionC, overLimit } from "./thresholds.js";
 
 // Legend groups: key -> {label, layers[]}; layers are filled in as they are added.
 export const GROUPS = [
@@ -92,13 +93,14 @@ export function buildLegend(map, container, labels, phases = []) {
       const risk = document.createElement("div");
       risk.className = "legend-sub legend-risk";
       risk.setAttribute("data-testid", "legend-risk");
+      // The thresholds are the rulebook's (/rules), numbers only: no markup from outside.
       risk.innerHTML =
         '<span><span class="dot small"></span><span class="dot big"></span> dot size: acres disturbed at one time</span>' +
         '<span data-tri="A">Condition A (impaired water / TMDL): <span class="dot ring-a"></span> yes ' +
         '<span class="dot ring-a-null"></span> needs data <span class="dot"></span> no</span>' +
-        '<span data-tri="B">Condition B (5 acres or more): <span class="dot ring-b"></span> yes ' +
+        `<span data-tri="B">Condition B (${conditionB()}): <span class="dot ring-b"></span> yes ` +
         '<span class="dot ring-b-null"></span> needs data <span class="dot"></span> no</span>' +
-        '<span data-tri="limit">Site with over 5 acres disturbed at once: <span class="dot halo"></span> yes ' +
+        `<span data-tri="limit">Site with ${overLimit()} disturbed at once: <span class="dot halo"></span> yes ` +
         '<span class="dot halo-null"></span> needs data <span class="dot"></span> no</span>';
       fs.appendChild(risk);
       const shown = phases.filter((p) => p.phase !== "").slice(0, 8);
@@ -145,17 +147,19 @@ export function buildLegend(map, container, labels, phases = []) {
 }
 
 // The local law's conditions and the 303(d) categories, in plain words (EPA's Integrated
-// Report categories, which NYSDEC's list uses).
-export const TERMS = [
+// Report categories, which NYSDEC's list uses); the conditions' acres come from /rules.
+export const terms = () => [
   ["Condition A", "The site drains to a listed impaired water (303(d)) for a construction pollutant such as silt or phosphorus, or into a TMDL watershed where stormwater is a source. A licensed professional must prepare the SWPPP."],
-  ["Condition B", "5 acres or more of land disturbed (or the larger common plan's acres)."],
-  ["Condition C", "1 to 5 acres disturbed, and not a single-family home or a farm."],
+  ["Condition B", `${cap(conditionB())} of land disturbed (or the larger common plan's acres).`],
+  ["Condition C", `${cap(conditionC())} disturbed, and not a single-family home or a farm.`],
   ["303(d) category 5", "Impaired; a TMDL (a pollution budget) is still needed."],
   ["Category 4a", "Impaired, and a TMDL is in place."],
   ["Category 4b / 4c", "Impaired; other required controls should fix it (4b), or the cause is not a pollutant, such as habitat or flow (4c)."],
   ["Categories 1–3", "Not impaired (1, 2) or not enough data to tell (3); not on the 303(d) list."],
   ["TMDL watershed", "Land draining to a water with a Total Maximum Daily Load: a cap on a pollutant, shared among its sources."],
 ];
+
+const cap = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 
 function termsEl(open) {
   const d = document.createElement("details");
@@ -165,7 +169,7 @@ function termsEl(open) {
   const s = document.createElement("summary");
   s.textContent = "What A, B, C and the 303(d) categories mean";
   const dl = document.createElement("dl");
-  for (const [term, words] of TERMS) {
+  for (const [term, words] of terms()) {
     const dt = document.createElement("dt");
     dt.textContent = term;
     const dd = document.createElement("dd");

@@ -3,6 +3,7 @@ import { exportLinks } from "./export.js";
 import { statusLabel, codeWords, bodyWords, exemption, EVIDENCE, triWords } from "./words.js";
 import { h, fmtAcres } from "./dom.js";
 import { summaryEl, listedEl, entryWords, downstreamEl, receivingEl } from "./summary.js";
+import { conditionB, conditionC, inspections, limitBadge, limitName, overLimit } from "./thresholds.js";
 
 export { h, fmtAcres };
 
@@ -32,7 +33,8 @@ export const CONDITION_ROWS = [
   { key: "A", rule: "condition_a", label: "Condition A" },
   { key: "B", rule: "condition_b", label: "Condition B" },
   { key: "C", rule: "condition_c", label: "Condition C" },
-  { key: "five_acre_limit_exceeded", rule: "five_acre_limit", label: "Five-acre limit exceeded" },
+  // The limit's acres come from /rules: the label is read when a report is drawn.
+  { key: "five_acre_limit_exceeded", rule: "five_acre_limit", get label() { return `${limitName()} exceeded`; } },
 ];
 
 const RULE_TO_CONDITION = new Map(CONDITION_ROWS.map((c) => [c.rule, c.key]));
@@ -52,7 +54,7 @@ export const REQUIREMENTS = {
   phasing: { title: "Phasing (each piece stabilised before the next is cleared)", ...REQUIRED },
   swppp_full: { title: "Full SWPPP with post-construction controls", ...REQUIRED },
   swppp_preparer: { title: "SWPPP prepared by a licensed professional", ...REQUIRED },
-  inspections: { title: "Inspections every 7 days and after 0.5 in storms", ...REQUIRED },
+  inspections: { get title() { return inspections(); }, ...REQUIRED },
 };
 
 /** Title and outcome words for a requirement; an id the viewer does not know still shows. */
@@ -92,14 +94,15 @@ function condBadges(conds) {
   for (const k of ["A", "B", "C"]) wrap.appendChild(condBadge(k, c[k]));
   if (c.exempt === true) wrap.appendChild(h("span", { class: "badge", title: "An exemption applies" }, "exempt"));
   if (c.five_acre_limit_exceeded === true) {
-    wrap.appendChild(h("span", { class: "badge warn", title: "Five-acre limit exceeded" }, ">5 ac"));
+    wrap.appendChild(h("span", { class: "badge warn", title: `${limitName()} exceeded` }, limitBadge()));
   }
   return wrap;
 }
 
-/** What the badges say, in words, above the list. */
-export const BADGE_KEY =
-  "A: drains to an impaired water or TMDL watershed · B: 5 acres or more · C: 1 to 5 acres · ✓ applies, – does not, ? needs data · >5 ac: over 5 acres disturbed at once";
+/** What the badges say, in words, above the list (the acres from /rules). */
+export function badgeKey() {
+  return `A: drains to an impaired water or TMDL watershed · B: ${conditionB()} · C: ${conditionC()} · ✓ applies, – does not, ? needs data · ${limitBadge()}: ${overLimit()} disturbed at once`;
+}
 
 /** Render the list of sites (already sorted). onPick(site). */
 /** opts.showStatus: add each site's status in words (the list is not filtered by status). */

@@ -128,7 +128,8 @@ export function addSitePointLayers(L) {
   const { map, data, src, sourceIds } = L;
   // --- Site points: one dot per site, so small sites show at town scale. Size is the peak
   // acres at one time; a magenta ring is Condition A, an outer black ring Condition B, a red
-  // halo more than 5 acres disturbed at once (risk props come from /sites, see setSiteRisk).
+  // halo more than the rulebook's limit disturbed at once (risk props come from /sites and
+  // /rules, see setSiteRisk).
   if (data.disturbance || (data.sites && hasGeometry(data.sites))) {
     data.sitePoints = sitePoints(data);
     src("site-points", data.sitePoints);

@@ -4,6 +4,7 @@
 // water once. DOM only.
 import { h, fmtDist } from "./dom.js";
 import { triWords } from "./words.js";
+import { inspections } from "./thresholds.js";
 
 /** How the discharge reaches the network, in words (the report's stable rule ids). */
 export const ENTRY_WORDS = {
@@ -237,12 +238,13 @@ export function conditionAReason(report, a) {
   return firstSentence(a.reason);
 }
 
-// The duties a summary lists, with the words for "applies" and "does not".
-const DUTIES = [
+// The duties a summary lists, with the words for "applies" and "does not"; the inspections'
+// schedule comes from /rules.
+const duties = () => [
   ["swppp_required", "SWPPP", "required", "not required"],
   ["swppp_full", "Post-construction controls in the SWPPP", "required", "not required"],
   ["swppp_preparer", "SWPPP by a licensed professional", "required", "not required"],
-  ["inspections", "Inspections every 7 days and after 0.5 in storms", "required", "not required"],
+  ["inspections", inspections(), "required", "not required"],
 ];
 
 /**
@@ -272,7 +274,7 @@ export function summaryEl(report) {
         fi.category ? ` · category ${fi.category}: ${categoryWords(fi.category)}` : " · category not given",
         ` · ${fi.list_year ? `${fi.list_year} list` : "list year not given"}`, conflict)
       : h("span", { "data-testid": "summary-impaired" }, "none found downstream", report.trace_end ? ` (trace ended: ${report.trace_end})` : "")],
-    ["Duties", h("ul", { class: "duties", "data-testid": "summary-duties" }, DUTIES.filter(([rule]) => find(rule)).map(([rule, label, yes, no]) => {
+    ["Duties", h("ul", { class: "duties", "data-testid": "summary-duties" }, duties().filter(([rule]) => find(rule)).map(([rule, label, yes, no]) => {
       const f = find(rule);
       const v = TRI(f.met);
       return h("li", { "data-rule": rule, "data-value": v }, `${label}: `, h("strong", { class: `tri tri-${v}` }, v === "true" ? yes : v === "false" ? no : triWords(null)));

@@ -3,6 +3,7 @@
 import { parcelIdOf } from "./map.js";
 import { codeWords } from "./words.js";
 import { fmtAcres } from "./dom.js";
+import { overLimit } from "./thresholds.js";
 
 function siteName(state, id) {
   const s = state.sites.find((x) => String(x.id) === String(id));
@@ -20,7 +21,7 @@ function riskWords(x) {
   let t = `${ac(x.peak_acres)} at once (${ac(x.total_acres)} total)`;
   t += on.length ? ` · Condition${on.length > 1 ? "s" : ""} ${on.join(", ")}` : " · no condition A/B/C";
   if (open.length) t += ` · ${open.join(", ")} needs data`;
-  if (c.five_acre_limit_exceeded === true) t += " · over 5 acres at once";
+  if (c.five_acre_limit_exceeded === true) t += ` · ${overLimit()} at once`;
   return t;
 }
 

@@ -27,6 +27,8 @@ struct Args {
     data: Option<PathBuf>,
     /// Timed passes over the sites (more passes give a profiler more samples).
     passes: usize,
+    /// `--what reports`: where the reports are written, one JSON line per subject.
+    out: Option<PathBuf>,
 }
 
 fn args() -> Result<Args, String> {
@@ -38,6 +40,7 @@ fn args() -> Result<Args, String> {
         parcels: None,
         data: None,
         passes: 1,
+        out: None,
     };
     a.real = std::fs::canonicalize(&a.real).unwrap_or(a.real);
     let mut it = std::env::args().skip(1);
@@ -50,6 +53,7 @@ fn args() -> Result<Args, String> {
             "--what" => a.what = v.split(',').map(str::to_string).collect(),
             "--parcels" => a.parcels = Some(abs(v)?),
             "--data" => a.data = Some(abs(v)?),
+            "--out" => a.out = Some(PathBuf::from(v)),
             "--passes" => {
                 a.passes = v
                     .parse()
@@ -341,6 +345,68 @@ fn bench_site(a: &Args, work: &Path, full: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// Writes every report a change must leave byte for byte the same, one JSON line each: the
+/// demo's sites (`clay-sites.jsonl`), its parcels checked whole (`clay-parcels.jsonl`), the
+/// 150 Clay points of `tests/fixtures/clay_points.csv` (`clay-points.jsonl`) and, when the
+/// anchors' data is at `--gen`, their 1,000 sites (`anchor-sites.jsonl`). Not timed.
+fn write_reports(a: &Args, work: &Path) -> Result<(), String> {
+    use outfall_core::screening::{check_drawn, check_parcel};
+    let out = a.out.clone().ok_or("--what reports needs --out DIR")?;
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let write = |name: &str, lines: Vec<String>| {
+        let p = out.join(name);
+        std::fs::write(&p, lines.join("\n") + "\n").map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let json = |r: &outfall_core::report::Report| serde_json::to_string(r).unwrap_or_default();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let clay = Catalog::open(&root.join("data/clay")).map_err(|e| e.to_string())?;
+    let mut lines = Vec::new();
+    for s in &clay.sites {
+        lines.push(check_site(&clay, &s.id).map_or_else(|e| e.to_string(), |r| json(&r)));
+    }
+    write("clay-sites.jsonl", lines)?;
+    let parcels = clay.layer(Role::Parcels).ok_or("the demo has no parcels")?;
+    let mut lines = Vec::new();
+    for f in parcels.features.iter() {
+        lines.push(check_parcel(&clay, &f.id).map_or_else(|e| e.to_string(), |r| json(&r)));
+    }
+    write("clay-parcels.jsonl", lines)?;
+    let mut csv = csv::Reader::from_path(root.join("tests/fixtures/clay_points.csv"))
+        .map_err(|e| e.to_string())?;
+    let mut lines = Vec::new();
+    for row in csv.deserialize::<std::collections::BTreeMap<String, String>>() {
+        let row = row.map_err(|e| e.to_string())?;
+        let (id, bbox) = (&row["id"], &row["bbox"]);
+        let v: Vec<f64> = bbox.split(' ').filter_map(|x| x.parse().ok()).collect();
+        let rect = geo_types::Rect::new((v[0], v[1]), (v[2], v[3]));
+        let props = json!({"phase": "1", "start": "2026-05-01", "end": "2026-09-30"});
+        let f = outfall_core::load::Feature {
+            id: id.to_string(),
+            geometry: geo_types::Geometry::Polygon(rect.to_polygon()),
+            properties: outfall_core::attributes::Properties::from(
+                props.as_object().cloned().unwrap_or_default(),
+            ),
+        };
+        let r = check_drawn(&clay, id, &[f], None);
+        lines.push(r.map_or_else(|e| e.to_string(), |r| json(&r)));
+    }
+    write("clay-points.jsonl", lines)?;
+    if a.gen.join("disturbance.geojson").exists() {
+        let cat = open(&work.join("site"), &site_manifest(&a.real, &a.gen))?;
+        let mut lines = Vec::new();
+        for s in &cat.sites {
+            lines.push(check_site(&cat, &s.id).map_or_else(|e| e.to_string(), |r| json(&r)));
+        }
+        write("anchor-sites.jsonl", lines)?;
+    } else {
+        eprintln!(
+            "outfall-bench reports: no anchors' data at {}; anchor sites skipped",
+            a.gen.display()
+        );
+    }
+    Ok(())
+}
+
 /// The anchors' tile list: every WebMercatorQuad tile of z14..z16 over the Bellingham extent.
 fn tile_list(gen: &Path) -> Result<Vec<TileId>, String> {
     let path = gen.join("tiles.json");
@@ -498,6 +564,7 @@ fn main() {
             "tiles" => bench_tiles(&a, &work),
             "scale" => bench_scale(&a, &work),
             "prepared" => bench_prepared(&a, &work),
+            "reports" => write_reports(&a, &work),
             other => Err(format!(
                 "unknown benchmark '{other}' (load, site, tiles, scale, prepared)"
             )),

@@ -2,7 +2,7 @@
 //! registry when there is one.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use outfall_core::registry::Live;
+use outfall_core::registry::{Checking, Live};
 use outfall_core::{Catalog, Manifest};
 use std::path::Path;
 use std::sync::Arc;
@@ -36,9 +36,9 @@ pub fn load_current(
 ) -> anyhow::Result<(Arc<Catalog>, Option<Arc<Live>>)> {
     let files = Arc::new(load(data)?);
     let live = match registry {
-        Some(spec) => open_registry(data, Some(spec), files.clone())?,
+        Some(spec) => open_registry(data, Some(spec), files.clone(), Checking::Everything)?,
         None if data.join(outfall_core::registry::GPKG_FILE).exists() => {
-            open_registry(data, None, files.clone())?
+            open_registry(data, None, files.clone(), Checking::Everything)?
         }
         None => None,
     };
@@ -51,11 +51,13 @@ pub fn load_current(
 
 /// The live registry `--registry` names (seeded from the file layers on first run), or
 /// `None` to serve the files read-only: when asked (`none`), or when the default file cannot
-/// be created because the data folder is read-only.
+/// be created because the data folder is read-only. `checking` says whether pending
+/// applications are checked at once or left to the server's watcher.
 pub fn open_registry(
     data: &Path,
     spec: Option<&str>,
     catalog: Arc<Catalog>,
+    checking: Checking,
 ) -> anyhow::Result<Option<Arc<Live>>> {
     if spec.is_some_and(|s| s.eq_ignore_ascii_case("none")) {
         return Ok(None);
@@ -68,7 +70,7 @@ pub fn open_registry(
         }
         Err(e) => return Err(e.into()),
     };
-    Ok(Some(Arc::new(Live::start(store, catalog)?)))
+    Ok(Some(Arc::new(Live::open(store, catalog, checking)?)))
 }
 
 fn folder_is_read_only(dir: &Path) -> bool {

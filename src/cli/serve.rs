@@ -2,6 +2,7 @@
 
 use super::{load, open_registry};
 use anyhow::{bail, Context};
+use outfall_core::registry::Checking;
 use outfall_server::{AppState, IpRange, Limits, ServeOptions, TrustedProxies};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -45,6 +46,9 @@ pub struct Args {
     /// (default: the number of CPUs)
     #[arg(long)]
     max_checks: Option<usize>,
+    /// Most DEM cells one sewershed may hold; a larger one is refused (422)
+    #[arg(long, default_value_t = outfall_server::MAX_CATCHMENT_CELLS)]
+    max_catchment_cells: usize,
     /// The site registry: a .gpkg path, postgres://user@host/db (PostGIS), or "none"
     /// for the file layers, read-only (default: registry.gpkg in the data folder)
     #[arg(long)]
@@ -73,10 +77,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (limits, options) = limits(&args)?;
     let started = std::time::Instant::now();
     let catalog = Arc::new(load(&args.data)?);
-    let state = match open_registry(&args.data, args.registry.as_deref(), catalog.clone())? {
+    // Pending applications are checked by the watcher once the server listens, so a start
+    // does not wait for them.
+    let registry = open_registry(
+        &args.data,
+        args.registry.as_deref(),
+        catalog.clone(),
+        Checking::PendingLater,
+    )?;
+    let state = match registry {
         Some(live) => {
             // PostGIS wakes the watcher at each commit (LISTEN/NOTIFY); a GeoPackage is
-            // polled this often.
+            // polled this often. It checks the waiting applications first.
             outfall_core::registry::Live::watch(&live, Duration::from_secs(1));
             AppState::with_registry(args.web.clone(), live)
         }
@@ -94,6 +106,7 @@ fn limits(args: &Args) -> anyhow::Result<(Limits, ServeOptions)> {
     let mut limits = Limits {
         work_timeout: secs("check-timeout-secs", args.check_timeout_secs)?,
         body_timeout: secs("body-timeout-secs", args.body_timeout_secs)?,
+        max_catchment_cells: args.max_catchment_cells.max(1),
         ..Default::default()
     };
     if args.drain_secs != 0.0 {

@@ -4,7 +4,7 @@ use super::{emit, load, open_registry};
 use anyhow::Context;
 use clap::Subcommand;
 use outfall_core::registry::token::{self, TokenRecord, DEFAULT_EXPIRES_DAYS};
-use outfall_core::registry::{AccessRole, Live};
+use outfall_core::registry::{AccessRole, Checking, Live};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -77,8 +77,13 @@ pub fn run(action: Action) -> anyhow::Result<()> {
 
 fn open(place: &Place) -> anyhow::Result<Arc<Live>> {
     let catalog = Arc::new(load(&place.data)?);
-    open_registry(&place.data, place.registry.as_deref(), catalog)?
-        .context("--registry none has no tokens")
+    open_registry(
+        &place.data,
+        place.registry.as_deref(),
+        catalog,
+        Checking::Everything,
+    )?
+    .context("--registry none has no tokens")
 }
 
 /// Prints the token on standard output (the only time it is shown) and where it is stored

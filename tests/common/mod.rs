@@ -148,4 +148,32 @@ pub fn start_demo_server() -> DemoServer {
         .to_string();
     DemoServer { child, url }
 }
+
+/// The URL of a new, empty database on the test's PostGIS server.
+pub fn fresh_database() -> Option<String> {
+    let Ok(base) = std::env::var("OUTFALL_TEST_POSTGRES") else {
+        if std::env::var_os("CI").is_some() {
+            panic!("OUTFALL_TEST_POSTGRES is not set in CI: run the registry tests through scripts/postgis-test.sh");
+        }
+        eprintln!(
+            "SKIP: no PostGIS server (run scripts/postgis-test.sh to test the PostGIS registry)"
+        );
+        return None;
+    };
+    let mut b = [0u8; 6];
+    getrandom::fill(&mut b).expect("random");
+    let db = format!("outfall_test_{}", hex::encode(b));
+    let mut admin = postgres::Client::connect(&base, postgres::NoTls).expect("PostGIS server");
+    admin
+        .batch_execute(&format!("CREATE DATABASE {db}"))
+        .expect("create test database");
+    let url = match base.rfind('/') {
+        Some(i) if base[..i].contains("://") && i > base.find("://").unwrap_or(0) + 2 => {
+            format!("{}/{db}", &base[..i])
+        }
+        _ => format!("{base}/{db}"),
+    };
+    Some(url)
+}
+
 pub mod town;

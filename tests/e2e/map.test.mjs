@@ -27,11 +27,13 @@ describe("map for planners", { skip, timeout: 8 * TIMEOUT }, () => {
     if (close) await close();
   });
 
-  /** A fresh page at `hash` with the viewer ready; page errors are collected. */
-  async function open(hash = "", viewport = { width: 1366, height: 768 }) {
+  /** A fresh page at `hash` with the viewer ready; page errors are collected. `setup(page)`
+   * runs before the viewer loads (to answer a request in the server's place). */
+  async function open(hash = "", viewport = { width: 1366, height: 768 }, setup = null) {
     const page = await context.newPage();
     page.setDefaultTimeout(TIMEOUT);
     await page.setViewportSize(viewport);
+    if (setup) await setup(page);
     page.on("pageerror", (err) => errors.push(String(err && err.stack || err)));
     await page.goto(`${BASE}/${hash}`, { waitUntil: "domcontentloaded" });
     await page.waitForFunction(() => window.outfall && window.outfall.ready === true && window.outfall.map.loaded(), null, { timeout: TIMEOUT });
@@ -191,6 +193,35 @@ describe("map for planners", { skip, timeout: 8 * TIMEOUT }, () => {
     assert.match(legend, /303\(d\) category 5/);
     const key = await page.locator('[data-testid="sites-key"]').textContent();
     assert.match(key, /A: drains to an impaired water/);
+    await page.close();
+  });
+
+  test("the legend, the list's key and the risk dots take their acres from /rules", async () => {
+    // The server's /rules, with Condition B and the limit at one time set to 4 acres, as a
+    // town's outfall.toml may set them: the viewer must show 4, never a 5 of its own.
+    const page = await open("", undefined, (p) => p.route("**/rules", async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      for (const r of body.rules) {
+        for (const k of ["condition_b_acres", "max_disturbed_at_once_acres"]) if (k in r.settings) r.settings[k] = 4;
+      }
+      await route.fulfill({ response: res, json: body });
+    }));
+    const summary = page.locator('[data-testid="legend-summary"]');
+    if (!(await page.evaluate(() => document.querySelector("#legend details").open))) await summary.click();
+    const risk = await page.locator('[data-testid="legend-risk"]').textContent();
+    assert.match(risk, /Condition B \(4 acres or more\)/);
+    assert.match(risk, /Site with over 4 acres disturbed at once/);
+    const terms = await page.locator('[data-testid="legend-terms"]').textContent();
+    assert.match(terms, /4 acres or more of land disturbed/);
+    assert.match(terms, /1 to 4 acres disturbed/);
+    const key = await page.locator('[data-testid="sites-key"]').textContent();
+    assert.match(key, /B: 4 acres or more · C: 1 to 4 acres .* >4 ac: over 4 acres disturbed at once/);
+    assert.doesNotMatch(risk + terms + key, /\b5 acres|>5 ac/);
+    // S03 (4.8 acres at its peak) and S05 (4.2) are over a 4-acre limit, S01 (3.9) is not.
+    const over = await page.evaluate(() => Object.fromEntries(window.outfall.state.layers.data.sitePoints.features
+      .filter((f) => ["S01", "S03", "S05"].includes(f.properties.id)).map((f) => [f.properties.id, f.properties.over_limit])));
+    assert.deepEqual(over, { S01: false, S03: true, S05: true });
     await page.close();
   });
 

@@ -79,6 +79,17 @@ pub fn spent() -> bool {
     ENTERED.with(|e| e.borrow().as_ref().is_some_and(Budget::expired))
 }
 
+/// The deadline error when the budget this thread entered is spent: how work whose loops
+/// poll `spent` says it stopped, naming the step, so that no partial result is used.
+pub fn check_spent(step: &str) -> Result<()> {
+    if spent() {
+        return Err(Error::Deadline {
+            step: step.to_string(),
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

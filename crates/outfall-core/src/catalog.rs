@@ -53,6 +53,9 @@ pub struct Catalog {
     pub storm: Option<Arc<crate::storm::StormNetwork>>,
     /// The conditioned DEM of a `dem` layer, shared by the copies of a catalog.
     pub dem: Option<std::sync::Arc<crate::dem::Dem>>,
+    /// The parcels' and waters' words for `/search`, built once at load and shared by the
+    /// copies of a catalog (their layers are shared too).
+    pub search: Arc<crate::search::SearchIndex>,
     site_index: HashMap<String, usize>,
     /// `sources()` and `problems()` as every report shows them, made once per catalog: a
     /// report used to copy them, which was most of a check at 1.2M parcels (784 refused).
@@ -103,6 +106,7 @@ impl Catalog {
             ));
         }
         let site_index = index_of(&sites);
+        let search = Arc::new(crate::search::SearchIndex::build(&layers));
         let mut catalog = Catalog {
             manifest,
             layers,
@@ -114,6 +118,7 @@ impl Catalog {
             rainfall,
             storm: storm.map(Arc::new),
             dem,
+            search,
             site_index,
             shown: Shown::default(),
         };

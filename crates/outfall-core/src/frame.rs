@@ -5,7 +5,7 @@
 
 use crate::catalog::Catalog;
 use crate::config::Role;
-use crate::report::{Impaired, Reach};
+use crate::report::Reach;
 use geo::{BoundingRect, Closest, ClosestPoint};
 use geo_types::{Geometry, Point, Polygon, Rect};
 use serde::Serialize;
@@ -24,10 +24,14 @@ pub struct Frame {
     pub outfall_path: Option<[[f64; 2]; 2]>,
 }
 
-/// The downstream reaches a map of the report draws: up to and including the first impaired
-/// water's reach, or the first mile when none is listed.
-pub fn framed_reaches<'a>(downstream: &'a [Reach], first: Option<&Impaired>) -> &'a [Reach] {
-    let end = match first.and_then(|fi| downstream.iter().position(|r| r.id == fi.reach_id)) {
+/// The downstream reaches a map of the report draws: up to and including the reach where the
+/// path meets the first impaired water (`first_impaired_reach`), or the first mile when none
+/// is listed.
+pub fn framed_reaches<'a>(
+    downstream: &'a [Reach],
+    first_impaired_reach: Option<&str>,
+) -> &'a [Reach] {
+    let end = match first_impaired_reach.and_then(|id| downstream.iter().position(|r| r.id == id)) {
         Some(i) => i + 1,
         None => downstream
             .iter()
@@ -48,7 +52,7 @@ pub fn frame(
     outfall: Option<Point<f64>>,
     entry_reach: Option<&str>,
     downstream: &[Reach],
-    first: Option<&Impaired>,
+    first_impaired_reach: Option<&str>,
 ) -> Frame {
     let mut rects: Vec<Rect<f64>> = Vec::new();
     if let Some(b) = site_bbox {
@@ -58,7 +62,7 @@ pub fn frame(
         rects.push(Rect::new(p.0, p.0));
     }
     let reaches = entry_reach.into_iter().chain(
-        framed_reaches(downstream, first)
+        framed_reaches(downstream, first_impaired_reach)
             .iter()
             .map(|r| r.id.as_str()),
     );
@@ -131,18 +135,7 @@ mod tests {
     #[test]
     fn the_path_is_framed_down_to_the_first_impaired_reach() {
         let path = [reach("R1", 0.0), reach("R2", 500.0), reach("R3", 4000.0)];
-        let fi = Impaired {
-            id: "0702-0001".into(),
-            name: "Ley Creek".into(),
-            reach_id: "R3".into(),
-            distance_m: 4000.0,
-            causes: vec![],
-            category: None,
-            list_year: None,
-            construction_causes: vec![],
-            first_receiving: false,
-        };
-        let ids: Vec<_> = framed_reaches(&path, Some(&fi))
+        let ids: Vec<_> = framed_reaches(&path, Some("R3"))
             .iter()
             .map(|r| r.id.as_str())
             .collect();

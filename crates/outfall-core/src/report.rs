@@ -2,9 +2,7 @@
 //! `GET /sites/{id}/report`), plus its plain-text rendering for the CLI.
 
 use crate::area::{PhaseAcres, PhaseOverlap};
-pub use crate::facts::{
-    DivergenceInfo, Impaired, Jurisdiction, Reach, ReceivingWater, TmdlWatershed,
-};
+pub use crate::facts::{DivergenceInfo, Jurisdiction, Reach, ReceivingWater, TmdlWatershed};
 pub use crate::law::Finding;
 use crate::load::{LoadProblem, SourceInfo};
 use crate::subject::SubjectKind;
@@ -38,14 +36,35 @@ pub struct Report {
     /// Why the trace stopped: "outlet", "limit (50 km)" or "cycle (back to reach X)".
     pub trace_end: Option<String>,
     pub divergences: Vec<DivergenceInfo>,
-    pub first_impaired: Option<Impaired>,
+    pub first_impaired: Option<ImpairedWater>,
     /// Listed waters that receive the discharge (first receiving water and the path).
-    pub impaired_waters: Vec<Impaired>,
+    pub impaired_waters: Vec<ImpairedWater>,
     /// TMDL watersheds the discharge enters, with where (`via`).
     pub tmdl_watersheds: Vec<TmdlWatershed>,
     pub jurisdiction: Jurisdiction,
     pub findings: Vec<Finding>,
     pub data: DataInfo,
+}
+
+/// A listed (303(d)) water that receives the discharge: the facts of `facts::Impaired`, and
+/// which of its causes the law counts as pollutants of concern under the construction reading.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImpairedWater {
+    /// The listing's id (PWL ID, WBID, ATTAINS unit).
+    pub id: String,
+    pub name: String,
+    /// The reach where the path meets it, or the waterbody id for a pond with no outlet.
+    pub reach_id: String,
+    pub distance_m: f64,
+    pub causes: Vec<String>,
+    pub category: Option<String>,
+    /// The list's year (303(d) cycle), when the data say.
+    pub list_year: Option<String>,
+    /// Causes that are pollutants of concern under the construction reading (whatever
+    /// reading the rules choose): `law::construction_causes`.
+    pub construction_causes: Vec<String>,
+    /// It is the first receiving water.
+    pub first_receiving: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]

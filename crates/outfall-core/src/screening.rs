@@ -4,11 +4,12 @@
 use crate::area::{self, Phase};
 use crate::budget::Budget;
 use crate::catalog::Catalog;
+use crate::config::Rules;
 use crate::error::{Error, Result};
 use crate::facts::{self, Facts};
 use crate::frame;
 use crate::law::{self, Finding, RuleId};
-use crate::report::{Conditions, DataInfo, Disturbance, Entry, Report, SiteInfo};
+use crate::report::{Conditions, DataInfo, Disturbance, Entry, ImpairedWater, Report, SiteInfo};
 pub use crate::subject::{parse_point, phases_from_features, Subject, SubjectKind, WHOLE_PARCEL};
 
 fn met(findings: &[Finding], id: RuleId) -> Option<bool> {
@@ -55,8 +56,14 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
         subject.outfall,
         w.entry.reach_id.as_deref(),
         &w.downstream,
-        w.listed.first(),
+        w.listed.first().map(|l| l.reach_id.as_str()),
     );
+    let rules = &catalog.manifest.rules;
+    let impaired_waters: Vec<ImpairedWater> = w
+        .listed
+        .into_iter()
+        .map(|l| impaired_water(l, rules))
+        .collect();
     Report {
         site,
         disturbance: Disturbance {
@@ -87,8 +94,8 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
         downstream: w.downstream,
         trace_end: w.trace_end,
         divergences: w.divergences,
-        first_impaired: w.listed.first().cloned(),
-        impaired_waters: w.listed,
+        first_impaired: impaired_waters.first().cloned(),
+        impaired_waters,
         tmdl_watersheds: w.tmdl_entered,
         jurisdiction: f.jurisdiction,
         findings,
@@ -100,6 +107,22 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
             generated: chrono::Local::now().date_naive(),
             outfall_version: env!("CARGO_PKG_VERSION"),
         },
+    }
+}
+
+/// A listed water as the report shows it: its facts, and its causes that the law counts as
+/// pollutants of concern under the construction reading.
+fn impaired_water(l: facts::Impaired, r: &Rules) -> ImpairedWater {
+    ImpairedWater {
+        construction_causes: law::construction_causes(&l.causes, r),
+        id: l.id,
+        name: l.name,
+        reach_id: l.reach_id,
+        distance_m: l.distance_m,
+        causes: l.causes,
+        category: l.category,
+        list_year: l.list_year,
+        first_receiving: l.first_receiving,
     }
 }
 

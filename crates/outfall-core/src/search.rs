@@ -1,5 +1,12 @@
 //! Matching a typed query against names and addresses: whole words first, then word starts,
 //! then anywhere, with street words and their postal abbreviations ("Road" and "Rd") equal.
+//! `find` searches a catalog through the `SearchIndex` built at load.
+
+mod hits;
+mod index;
+
+pub use hits::{find, Hit, Query, MAX_QUERY_CHARS};
+pub use index::SearchIndex;
 
 /// How well a text matches a query; lower is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -39,27 +46,41 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
 
 /// Lower case, punctuation as spaces, each word in its abbreviated form.
 pub fn normalize(text: &str) -> String {
-    let lower: String = text
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '-' || c == '.' {
-                c.to_ascii_lowercase()
-            } else {
-                ' '
-            }
-        })
-        .collect();
-    lower
-        .split_whitespace()
-        .map(|w| {
-            let bare = w.trim_end_matches('.');
+    let mut out = String::with_capacity(text.len());
+    let mut first = true;
+    each_word(text, |w| {
+        if !first {
+            out.push(' ');
+        }
+        first = false;
+        out.push_str(w);
+    });
+    out
+}
+
+/// The words `normalize` joins, in order, each as `visit` sees it: what the search index
+/// reads at load without making a string of each text. A word is a run of letters, digits,
+/// '-' and '.', in ASCII lower case, without its last dots, abbreviated.
+pub(crate) fn each_word(text: &str, mut visit: impl FnMut(&str)) {
+    let mut lower = String::new();
+    let kept = |c: char| c.is_alphanumeric() || c == '-' || c == '.';
+    for w in text.split(|c: char| !kept(c)).filter(|w| !w.is_empty()) {
+        let w = if w.bytes().any(|b| b.is_ascii_uppercase()) {
+            lower.clear();
+            lower.push_str(w);
+            lower.make_ascii_lowercase();
+            lower.as_str()
+        } else {
+            w
+        };
+        let bare = w.trim_end_matches('.');
+        visit(
             ABBREVIATIONS
                 .iter()
                 .find(|(long, _)| *long == bare)
-                .map_or(bare, |(_, short)| short)
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+                .map_or(bare, |(_, short)| short),
+        );
+    }
 }
 
 /// How `text` matches an already normalized `query`, or None.
@@ -101,39 +122,55 @@ pub fn names_street(query: &str) -> bool {
 /// Leading zeros and a zero or empty sub-part go; None when the text is not an id of numbers
 /// joined by '-' (a tax map number: section, block, lot).
 pub fn parcel_key(text: &str) -> Option<String> {
+    let mut out = String::new();
+    parcel_key_into(text, &mut out).then_some(out)
+}
+
+/// `parcel_key` written at the end of `out`; false, and `out` as it was, when `text` is
+/// not a tax map number.
+pub(crate) fn parcel_key_into(text: &str, out: &mut String) -> bool {
     let text = text.trim();
     if !text.contains('-')
         || !text
             .chars()
             .all(|c| c.is_ascii_digit() || c == '-' || c == '.')
+        || text
+            .split('-')
+            .any(|part| !part.bytes().any(|b| b.is_ascii_digit()))
     {
-        return None;
+        return false;
     }
-    let parts: Option<Vec<String>> = text
-        .split('-')
-        .map(|part| {
-            let mut pieces: Vec<&str> =
-                part.split('.').map(|p| p.trim_start_matches('0')).collect();
-            while pieces.len() > 1 && pieces.last().is_some_and(|p| p.is_empty()) {
-                pieces.pop();
+    for (n, part) in text.split('-').enumerate() {
+        if n > 0 {
+            out.push('-');
+        }
+        let pieces = || part.split('.').map(|p| p.trim_start_matches('0'));
+        // Zero or empty sub-parts at the end go; the first always stays.
+        let kept = pieces()
+            .enumerate()
+            .filter(|(_, p)| !p.is_empty())
+            .map(|(i, _)| i)
+            .last()
+            .unwrap_or(0);
+        for (i, p) in pieces().take(kept + 1).enumerate() {
+            if i > 0 {
+                out.push('.');
             }
-            let first = pieces.first().copied().unwrap_or_default();
-            let head = if first.is_empty() { "0" } else { first };
-            (part.chars().any(|c| c.is_ascii_digit())).then(|| {
-                std::iter::once(head)
-                    .chain(pieces.iter().skip(1).copied())
-                    .collect::<Vec<_>>()
-                    .join(".")
-            })
-        })
-        .collect();
-    parts.map(|p| p.join("-"))
+            out.push_str(if i == 0 && p.is_empty() { "0" } else { p });
+        }
+    }
+    true
 }
 
 /// How a typed parcel id matches a parcel's id by their numbers: the whole id, or its first
 /// parts ("55-1" finds every lot of block 1 of section 55).
 pub fn parcel_rank(query: &str, id: &str) -> Option<Match> {
-    let (q, id) = (parcel_key(query)?, parcel_key(id)?);
+    key_rank(&parcel_key(query)?, id)
+}
+
+/// `parcel_rank` with the query's numbers already read (`parcel_key`).
+fn key_rank(q: &str, id: &str) -> Option<Match> {
+    let id = parcel_key(id)?;
     if q == id {
         Some(Match::Words)
     } else if id.starts_with(&format!("{q}-")) {

@@ -51,8 +51,13 @@ CREATE OR REPLACE TRIGGER disturbance_bump AFTER INSERT OR UPDATE OR DELETE ON d
   FOR EACH STATEMENT EXECUTE FUNCTION outfall_bump();
 -- Every change made outside the service (QGIS, psql) to a site or a disturbance polygon bumps
 -- the site's version, so its ETag changes, and leaves audit rows by 'outside the service'.
+-- The columns are compared as JSON without the geometry, which is compared on its own: a
+-- curve has no GeoJSON, and an edit that writes one must be audited, not fail.
 CREATE OR REPLACE FUNCTION outfall_site_outside() RETURNS trigger LANGUAGE plpgsql
   SET search_path = @schema@, pg_temp AS $$
+DECLARE
+  was sites;
+  now_is sites;
 BEGIN
   IF NOT outfall_outside() THEN RETURN coalesce(NEW, OLD); END IF;
   IF TG_OP = 'INSERT' THEN
@@ -64,11 +69,15 @@ BEGIN
   END IF;
   -- An editor that bumped the version itself keeps its number.
   IF NEW.version = OLD.version THEN NEW.version := OLD.version + 1; END IF;
+  was := OLD;
+  was.geom := NULL;
+  now_is := NEW;
+  now_is.geom := NULL;
   INSERT INTO audit (at, who, action, site_id, field, old_value, new_value)
     SELECT outfall_now(), 'outside the service', 'outside edit', NEW.site_id, o.key,
       o.value::text, n.value::text
-    FROM jsonb_each(to_jsonb(OLD) - 'geom' - 'version' - 'fid') o
-    JOIN jsonb_each(to_jsonb(NEW) - 'geom' - 'version' - 'fid') n USING (key)
+    FROM jsonb_each(to_jsonb(was) - 'geom' - 'version' - 'fid') o
+    JOIN jsonb_each(to_jsonb(now_is) - 'geom' - 'version' - 'fid') n USING (key)
     WHERE o.value IS DISTINCT FROM n.value ORDER BY o.key;
   IF NOT ST_OrderingEquals(OLD.geom, NEW.geom) OR (OLD.geom IS NULL) <> (NEW.geom IS NULL) THEN
     PERFORM outfall_outside_note(NEW.site_id, 'geom', NULL, '"changed"');

@@ -2,10 +2,10 @@
 //! error as the core's, for both the store's reads and its write transaction.
 
 use geo_types::Geometry;
-use geozero::{CoordDimensions, ToGeo, ToWkb};
+use geozero::{CoordDimensions, ToWkb};
 use outfall_core::error::{Error, Result};
 use outfall_core::registry::rows::{self, SiteRow, SqlStyle, TokenRow};
-use outfall_core::registry::{SiteRecord, TokenRecord};
+use outfall_core::registry::{SiteRecord, Stored, TokenRecord};
 use postgres::Row;
 
 pub(crate) const STYLE: SqlStyle = SqlStyle {
@@ -29,10 +29,13 @@ pub(crate) fn to_wkb(g: &Geometry<f64>) -> Result<Vec<u8>> {
         .map_err(|e| Error::Input(format!("cannot encode a geometry: {e}")))
 }
 
-pub(crate) fn from_wkb(table: &str, id: &str, wkb: &[u8]) -> Result<Geometry<f64>> {
-    geozero::wkb::Wkb(wkb.to_vec())
-        .to_geo()
-        .map_err(|e| rows::bad_geometry("PostGIS", table, id, e))
+/// A geometry column's WKB, decoded: None when there is none; a WKB that is no geometry
+/// (PostGIS keeps a curve or a deep collection that is not read here) is kept as why.
+pub(crate) fn from_wkb(wkb: Option<Vec<u8>>) -> Option<Stored<Geometry<f64>>> {
+    match wkb {
+        Some(b) if !b.is_empty() => Some(outfall_core::load::wkb::from_wkb(&b)),
+        _ => None,
+    }
 }
 
 /// A site row of `STYLE.select_sites`, with its boundary when `geometry` was selected.
@@ -47,10 +50,7 @@ pub(crate) fn site_of(r: &Row, geometry: bool) -> Result<SiteRecord> {
     }
     .record();
     if geometry {
-        site.boundary = match r.get::<_, Option<Vec<u8>>>(rows::GEOM_AT) {
-            Some(b) if !b.is_empty() => Some(from_wkb("sites", &site.site_id, &b)?),
-            _ => None,
-        };
+        site.boundary = from_wkb(r.get(rows::GEOM_AT));
     }
     Ok(site)
 }

@@ -216,20 +216,21 @@ impl Store for PostGis {
              FROM disturbance WHERE geom IS NOT NULL ORDER BY fid",
             &[],
         )?;
-        rows.iter()
-            .map(|r| {
-                let dist_id: String = r.get(1);
-                Ok(DisturbanceRecord {
+        // A polygon whose geometry was cleared has nothing to measure.
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                Some(DisturbanceRecord {
+                    geometry: from_wkb(r.get(6))?,
                     site_id: r.get(0),
-                    geometry: from_wkb("disturbance", &dist_id, &r.get::<_, Vec<u8>>(6))?,
-                    dist_id,
+                    dist_id: r.get(1),
                     phase: r.get(2),
                     start: r.get(3),
                     end: r.get(4),
                     properties: rows::parse_json(&r.get::<_, String>(5)),
                 })
             })
-            .collect()
+            .collect())
     }
 
     fn inspections(&self, which: &InspectionQuery) -> Result<Listing<Inspection>> {

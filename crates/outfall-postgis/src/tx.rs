@@ -6,7 +6,7 @@ use outfall_core::error::{Error, Result};
 use outfall_core::record::{Inspection, RainfallDay};
 use outfall_core::registry::rows::{SiteRow, TOKEN_SELECT};
 use outfall_core::registry::store::{AuditRow, Tx};
-use outfall_core::registry::{DisturbanceRecord, SiteRecord, TokenRecord};
+use outfall_core::registry::{stored_geometry, DisturbanceRecord, SiteRecord, TokenRecord};
 use postgres::error::SqlState;
 use postgres::types::ToSql;
 use postgres::Transaction;
@@ -63,7 +63,11 @@ impl Tx for PgTx<'_, '_> {
 
     fn insert_site(&mut self, site: &SiteRecord) -> Result<()> {
         let row = SiteRow::of(site);
-        let wkb = site.boundary.as_ref().map(to_wkb).transpose()?;
+        let wkb = site
+            .boundary
+            .as_ref()
+            .map(|g| to_wkb(stored_geometry("site", &site.site_id, g)?))
+            .transpose()?;
         let mut values = PgTx::values(&row, true);
         values.push(&wkb);
         match self.tx.execute(&STYLE.insert_site(), &values) {
@@ -95,7 +99,7 @@ impl Tx for PgTx<'_, '_> {
                 &d.start,
                 &d.end,
                 &attributes,
-                &to_wkb(&d.geometry)?,
+                &to_wkb(stored_geometry("disturbance", &d.dist_id, &d.geometry)?)?,
             ],
         )
     }

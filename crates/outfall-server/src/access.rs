@@ -46,8 +46,10 @@ impl<S: Send + Sync> FromRequestParts<S> for Peer {
     }
 }
 
-/// The bearer token of the request (never logged or echoed).
+/// The bearer token of the request (never logged or echoed). The answer then depends on it,
+/// and no cache may keep it (`crate::reads_token`).
 fn bearer(headers: &HeaderMap) -> ApiResult<String> {
+    crate::reads_token();
     headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())

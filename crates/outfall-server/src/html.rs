@@ -3,9 +3,10 @@
 
 use crate::state::AppState;
 use geo_types::{Coord, Geometry, LineString, Rect};
-use outfall_core::config::Role;
+use outfall_core::config::{Role, Rules};
+use outfall_core::law::number_words;
 use outfall_core::measure::LocalFrame;
-use outfall_core::report::{trace_path, Report};
+use outfall_core::report::{trace_path, Conditions, Report};
 use std::fmt::Write;
 
 pub(crate) fn esc(s: &str) -> String {
@@ -210,7 +211,8 @@ fn inset_svg(st: &AppState, r: &Report) -> String {
     draw(Role::Parcels, PARCEL, true, None);
     draw(Role::Waterbodies, WATERBODY, true, None);
     draw(Role::Flowlines, STREAM, false, None);
-    let framed = outfall_core::frame::framed_reaches(&r.downstream, r.first_impaired.as_ref());
+    let first_reach = r.first_impaired.as_ref().map(|w| w.reach_id.as_str());
+    let framed = outfall_core::frame::framed_reaches(&r.downstream, first_reach);
     let entry = r.entry.reach_id.as_deref();
     let on_path = |id: &str| entry == Some(id) || framed.iter().any(|d| d.id == id);
     draw(Role::Flowlines, PATH, false, Some(&on_path));
@@ -321,14 +323,15 @@ fn listed_table(r: &Report) -> String {
 pub fn render(st: &AppState, r: &Report) -> String {
     let mut h = String::new();
     head(&mut h, st, r);
-    h.push_str(&crate::html_summary::summary(r));
+    let rules = &st.catalog.manifest.rules;
+    h.push_str(&crate::html_summary::summary(r, rules));
     write!(
         h,
         "<div class=\"grid\"><div>{}</div><div style=\"flex:1\">",
         inset_svg(st, r)
     )
     .ok();
-    waters_and_conditions(&mut h, r);
+    waters_and_conditions(&mut h, r, rules);
     disturbance(&mut h, r);
     findings_and_sources(&mut h, r);
     // Filled in by hand on the printed copy: the officer's sign-off.
@@ -370,7 +373,53 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
     }
 }
 
-fn waters_and_conditions(h: &mut String, r: &Report) {
+/// The conditions table's rows; the thresholds in the labels are the rulebook's, as
+/// GET /rules serves them ("five" in words at the default, as the law writes it).
+fn condition_rows(c: &Conditions, rules: &Rules) -> [(String, Option<bool>); 7] {
+    let b = rules.condition_b_acres;
+    let limit = rules.max_disturbed_at_once_acres;
+    [
+        ("Inside the Town (law applies)".into(), c.in_jurisdiction),
+        ("Verified exemption".into(), c.exempt),
+        (
+            "Land development activity".into(),
+            c.land_development_activity,
+        ),
+        (
+            "Condition A: the discharge reaches an impaired water or a TMDL watershed".into(),
+            c.a,
+        ),
+        (
+            format!(
+                "Condition B: {} or more disturbed",
+                acres(&b.to_string(), b)
+            ),
+            c.b,
+        ),
+        (
+            format!(
+                "Condition C: {} to {}, not a single-family home or farm",
+                rules.land_development_acres,
+                acres(&b.to_string(), b)
+            ),
+            c.c,
+        ),
+        (
+            format!(
+                "Over {} at one time without approval",
+                acres(&number_words(limit), limit)
+            ),
+            c.five_acre_limit_exceeded,
+        ),
+    ]
+}
+
+/// "5 acres", "1 acre", "five acres": a threshold of the rulebook, `x`, written as `n`.
+fn acres(n: &str, x: f64) -> String {
+    format!("{n} acre{}", if x == 1.0 { "" } else { "s" })
+}
+
+fn waters_and_conditions(h: &mut String, r: &Report, rules: &Rules) {
     let c = &r.conditions;
     write!(
         h,
@@ -388,24 +437,7 @@ fn waters_and_conditions(h: &mut String, r: &Report) {
         h.push_str("<p class=\"yes\">Outside the Town: the local law does not apply here. Facts are shown for information.</p>");
     }
     h.push_str("<h2>Conditions</h2><table>");
-    for (label, v) in [
-        ("Inside the Town (law applies)", c.in_jurisdiction),
-        ("Verified exemption", c.exempt),
-        ("Land development activity", c.land_development_activity),
-        (
-            "Condition A: the discharge reaches an impaired water or a TMDL watershed",
-            c.a,
-        ),
-        ("Condition B: 5 acres or more disturbed", c.b),
-        (
-            "Condition C: 1 to 5 acres, not a single-family home or farm",
-            c.c,
-        ),
-        (
-            "Over five acres at one time without approval",
-            c.five_acre_limit_exceeded,
-        ),
-    ] {
+    for (label, v) in condition_rows(c, rules) {
         write!(
             h,
             "<tr><th>{label}</th><td class=\"{}\">{}</td></tr>",

@@ -4,6 +4,7 @@
 //! what the report says; an undecided value reads "needs data" with what is missing.
 
 use crate::html::{category_words, esc};
+use outfall_core::config::Rules;
 use outfall_core::law::RuleId;
 use outfall_core::report::{Finding, Report};
 use std::fmt::Write as _;
@@ -69,7 +70,7 @@ fn first_impaired(r: &Report) -> String {
 }
 
 /// The summary box, printed before the detail.
-pub(crate) fn summary(r: &Report) -> String {
+pub(crate) fn summary(r: &Report, rules: &Rules) -> String {
     let mut h =
         String::from("<section class=\"summary\" aria-label=\"Summary\"><h2>Summary</h2><table>");
     let a = finding(r, RuleId::ConditionA);
@@ -96,14 +97,18 @@ pub(crate) fn summary(r: &Report) -> String {
         first_impaired(r)
     )
     .ok();
+    // The inspections' schedule is the rulebook's.
+    let days = rules.inspection_interval_days;
+    let inspections = format!(
+        "inspections every {days} day{} and after {} in storms",
+        if days == 1 { "" } else { "s" },
+        rules.storm_threshold_in
+    );
     let duties = [
         (RuleId::SwpppRequired, "SWPPP"),
         (RuleId::SwpppFull, "post-construction controls in the SWPPP"),
         (RuleId::SwpppPreparer, "SWPPP by a licensed professional"),
-        (
-            RuleId::Inspections,
-            "inspections every 7 days and after 0.5 in storms",
-        ),
+        (RuleId::Inspections, inspections.as_str()),
     ];
     let words: Vec<String> = duties
         .iter()
@@ -123,7 +128,7 @@ pub(crate) fn summary(r: &Report) -> String {
 /// The TMDLs whose watershed holds a listed water: a watershed given by the network holds
 /// every reach on the path up to its outlet reach. A category 5 water in one is flagged, as
 /// the viewer flags it: the list says a TMDL is still needed, the TMDL layer says one exists.
-pub(crate) fn tmdl_cell(r: &Report, w: &outfall_core::report::Impaired) -> String {
+pub(crate) fn tmdl_cell(r: &Report, w: &outfall_core::report::ImpairedWater) -> String {
     let at = |id: &str| r.downstream.iter().position(|x| x.id == id);
     let Some(here) = at(&w.reach_id) else {
         return "none recorded".into();

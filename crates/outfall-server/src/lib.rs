@@ -31,7 +31,9 @@ pub use client::{IpRange, TrustedProxies};
 pub use error::{ApiError, ApiResult};
 pub use gate::{AuthGate, AuthPolicy, Refusal};
 pub use health::Health;
-pub use limits::{Limits, DRAIN_MAX_BYTES, DRAIN_MAX_TIME, MAX_UPLOAD_VERTICES, UPLOAD_TYPES};
+pub use limits::{
+    Limits, DRAIN_MAX_BYTES, DRAIN_MAX_TIME, MAX_CATCHMENT_CELLS, MAX_UPLOAD_VERTICES, UPLOAD_TYPES,
+};
 pub use metrics::Metrics;
 pub use serve::{serve, ServeOptions};
 pub use state::{AppState, MAX_UPLOAD_BYTES, MAX_UPLOAD_FEATURES};
@@ -44,6 +46,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Extension;
 use axum::Router;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tower::ServiceExt;
 use tower_http::compression::CompressionLayer;
@@ -64,6 +67,20 @@ object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
 
 /// Cache lifetime of a successful GET; errors and POST answers are never cached.
 const CACHE_OK: &str = "public, max-age=300";
+/// An answer that depends on the caller's token: no cache may keep it, a shared one least.
+const CACHE_PRIVATE: &str = "private, no-store";
+
+tokio::task_local! {
+    /// While a request is answered: whether its handler looked for its bearer token.
+    static READS_TOKEN: Arc<AtomicBool>;
+}
+
+/// Marks the request being answered as depending on its token (`access::bearer` calls it,
+/// the one place the Authorization header is read), so `response_headers` keeps every cache
+/// from storing the answer, whatever the route.
+pub(crate) fn reads_token() {
+    let _ = READS_TOKEN.try_with(|r| r.store(true, Ordering::Relaxed));
+}
 
 /// Every route of the service. Each `routes!` line registers a handler and its OpenAPI
 /// description together (the handler's `#[utoipa::path]` gives path and method), so `/api`
@@ -177,12 +194,14 @@ async fn viewer_file(State(st): State<AppState>, req: Request) -> Response {
 }
 
 /// Headers on every answer: nosniff, the CSP, caching for successful GETs only (errors,
-/// 4xx included, and POST answers are `no-store`), CORS only on reads. Bare error answers (an unknown path, a wrong method, a
-/// missing static file) become problem+json.
+/// 4xx included, and POST answers are `no-store`; an answer whose handler read the token is
+/// `private, no-store` and varies by `Authorization`), CORS only on reads. Bare error
+/// answers (an unknown path, a wrong method, a missing static file) become problem+json.
 async fn response_headers(req: Request, next: Next) -> Response {
     let get_like = matches!(*req.method(), Method::GET | Method::HEAD);
     let readable_elsewhere = get_like || req.method() == Method::OPTIONS;
-    let mut res = next.run(req).await;
+    let read_token = Arc::new(AtomicBool::new(false));
+    let mut res = READS_TOKEN.scope(read_token.clone(), next.run(req)).await;
     if !readable_elsewhere {
         res.headers_mut()
             .remove(header::ACCESS_CONTROL_ALLOW_ORIGIN);
@@ -224,7 +243,13 @@ async fn response_headers(req: Request, next: Next) -> Response {
         header::REFERRER_POLICY,
         HeaderValue::from_static("same-origin"),
     );
-    if get_like && ok {
+    if read_token.load(Ordering::Relaxed) {
+        h.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static(CACHE_PRIVATE),
+        );
+        h.append(header::VARY, HeaderValue::from_static("authorization"));
+    } else if get_like && ok {
         if !h.contains_key(header::CACHE_CONTROL) {
             h.insert(header::CACHE_CONTROL, HeaderValue::from_static(CACHE_OK));
         }

@@ -24,17 +24,26 @@ pub const DRAIN_MAX_TIME: Duration = Duration::from_secs(2);
 /// Per-request limits, set by `outfall serve` flags.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Deadline of CPU work: checks, tile encoding, items pages (`--check-timeout-secs`).
+    /// Deadline of CPU work: checks, sewersheds, searches, tile encoding, items pages
+    /// (`--check-timeout-secs`).
     pub work_timeout: Duration,
     /// Deadline for an upload's body to arrive (`--body-timeout-secs`).
     pub body_timeout: Duration,
     /// Most `POST /check` computing at once (`--max-checks`); more answer 503. Writes
-    /// that check a site (`POST /sites`, `PATCH`) share these slots.
+    /// that check a site (`POST /sites`, `PATCH`) and sewersheds share these slots.
     pub max_concurrent_checks: usize,
     /// Most applications one applicant may have pending (planned, not retired); one more
     /// is refused (409) until the officer decides one.
     pub max_pending_submissions: usize,
+    /// Most DEM cells one sewershed may hold (`--max-catchment-cells`); a larger one is
+    /// refused (422) naming the cap.
+    pub max_catchment_cells: usize,
 }
+
+/// The default of `Limits::max_catchment_cells`: 0.98 km² on Johnson's 0.7 m DEM (its
+/// largest catchment, 1.45M cells, fits), 2 km² on a 1 m one; a request at the cap holds
+/// about 50 MB while it works (34 MB measured for 1.45M cells).
+pub const MAX_CATCHMENT_CELLS: usize = 2_000_000;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -45,6 +54,7 @@ impl Default for Limits {
                 .map(|n| n.get())
                 .unwrap_or(2),
             max_pending_submissions: 20,
+            max_catchment_cells: MAX_CATCHMENT_CELLS,
         }
     }
 }
@@ -66,10 +76,80 @@ pub fn secs(d: Duration) -> String {
     }
 }
 
-/// Runs CPU work on the blocking pool under `deadline`. Past the deadline the answer is
-/// `on_timeout()`; the work cannot be interrupted, so it finishes in the background and its
-/// result is dropped with the task (whatever it holds, such as a concurrency permit, is
-/// released then). A panic in the work is a logged 500, never a crash.
+/// What a piece of bounded work is called in its 503 ("the check"), and what may explain
+/// its passing the deadline ("; the polygon may be too complex (N vertices)").
+pub(super) struct Task {
+    name: &'static str,
+    hint: String,
+}
+
+impl Task {
+    pub(super) fn named(name: &'static str) -> Task {
+        Task {
+            name,
+            hint: String::new(),
+        }
+    }
+
+    pub(super) fn hint(mut self, hint: String) -> Task {
+        self.hint = hint;
+        self
+    }
+
+    fn too_late(&self, deadline: Duration) -> ApiError {
+        ApiError::Unavailable {
+            detail: format!(
+                "{} did not finish within {}{}",
+                self.name,
+                secs(deadline),
+                self.hint
+            ),
+            retry_after_secs: None,
+        }
+    }
+}
+
+/// Cancels its budget when dropped. It lives in the request's future, which ends when the
+/// answer is made and which axum drops when the client goes away: either way the work
+/// still running for it stops at its next poll instead of running on to its deadline.
+struct CancelOnDrop(Budget);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// Runs `work` on the blocking pool with `budget` entered on its thread (the geometry loops
+/// poll it), until the work ends or `deadline` passes (then `on_timeout()`); the budget is
+/// cancelled once nobody waits for the work. A panic in the work is a logged 500.
+async fn run<T, F>(
+    budget: Budget,
+    deadline: Duration,
+    work: F,
+    on_timeout: impl FnOnce() -> ApiError,
+) -> ApiResult<T>
+where
+    F: FnOnce(&Budget) -> ApiResult<T> + Send + 'static,
+    T: Send + 'static,
+{
+    let _cancel = CancelOnDrop(budget.clone());
+    let handle = tokio::task::spawn_blocking(move || {
+        let _entered = budget.enter();
+        work(&budget)
+    });
+    match tokio::time::timeout(deadline, handle).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => Err(ApiError::Internal(format!("blocking task failed: {e}"))),
+        Err(_) => Err(on_timeout()),
+    }
+}
+
+/// Runs CPU work on the blocking pool under `deadline`. Past the deadline, or when the
+/// client goes away, the answer is `on_timeout()` (or none) and the work's loops stop at
+/// their next poll of the budget, which only cancellation spends: work that does not check
+/// the budget between its steps never sees it spent while its answer is awaited. Whatever
+/// the work holds, such as a slot, is released when it ends.
 pub(super) async fn blocking<T, F>(
     deadline: Duration,
     work: F,
@@ -79,22 +159,18 @@ where
     F: FnOnce() -> ApiResult<T> + Send + 'static,
     T: Send + 'static,
 {
-    let handle = tokio::task::spawn_blocking(work);
-    match tokio::time::timeout(deadline, handle).await {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => Err(ApiError::Internal(format!("blocking task failed: {e}"))),
-        Err(_) => Err(on_timeout()),
-    }
+    run(Budget::unlimited(), deadline, move |_| work(), on_timeout).await
 }
 
-/// Runs the CPU work of a write (reading and checking a site) as `POST /check` runs its
-/// check: in one of the `checks` slots (503 with Retry-After when none is free), under the
-/// work deadline, with a `Budget` that the work's loops poll and that is cancelled when the
-/// deadline answers, so abandoned work stops at its next step.
+/// Runs the CPU work of a request that checks a plan, reads a site or delineates a
+/// sewershed: in one of the `checks` slots (503 with Retry-After when none is free), under
+/// the work deadline, with a `Budget` that the work's steps and loops poll. The budget is
+/// spent at the deadline and cancelled when the client goes away, so abandoned work stops
+/// at its next step and frees its slot.
 pub(super) async fn bounded<T, F>(
     checks: &Arc<Semaphore>,
     limits: &Limits,
-    what: &'static str,
+    task: Task,
     work: F,
 ) -> ApiResult<T>
 where
@@ -112,24 +188,16 @@ where
             retry_after_secs: Some(1),
         })?;
     let deadline = limits.work_timeout;
-    let budget = Budget::within(deadline);
-    let cancel = budget.clone();
-    blocking(
+    run(
+        Budget::within(deadline),
         deadline,
-        move || {
+        move |budget| {
             let _permit = permit;
-            let _entered = budget.enter();
-            let out = work(&budget)?;
+            let out = work(budget)?;
             budget.check("answering")?;
             Ok(out)
         },
-        move || {
-            cancel.cancel();
-            ApiError::Unavailable {
-                detail: format!("{what} did not finish within {}", secs(deadline)),
-                retry_after_secs: None,
-            }
-        },
+        move || task.too_late(deadline),
     )
     .await
 }
@@ -245,4 +313,70 @@ pub(super) async fn read_upload(
         }
     }
     Ok(Bytes::from(buf))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    /// What `rx` gets, waiting at most long enough to end a hung run.
+    fn wait<T: Send + 'static>(
+        rx: mpsc::Receiver<T>,
+    ) -> tokio::task::JoinHandle<Result<T, mpsc::RecvTimeoutError>> {
+        tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(120)))
+    }
+
+    /// Issue 40, item 6: a client that goes away takes its check with it. axum drops the
+    /// request's future; the work polling the budget sees it cancelled long before its
+    /// deadline (an hour here) and its slot is free again. The waits are bounds on a hung
+    /// run, never what is asserted.
+    #[tokio::test]
+    async fn work_whose_client_went_away_stops_and_frees_its_slot() {
+        let checks = Arc::new(Semaphore::new(1));
+        let limits = Limits {
+            work_timeout: Duration::from_secs(3600),
+            max_concurrent_checks: 1,
+            ..Limits::default()
+        };
+        let (started, has_started) = mpsc::channel();
+        let (stopped, has_stopped) = mpsc::channel();
+        let slots = checks.clone();
+        let request = tokio::spawn(async move {
+            bounded(&slots, &limits, Task::named("the test"), move |budget| {
+                let _ = started.send(());
+                // Polls as a check's loops do; gives up (and says so) only to end a hung run.
+                let bound = std::time::Instant::now() + Duration::from_secs(120);
+                while !budget.expired() && std::time::Instant::now() < bound {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                let _ = stopped.send(budget.check("its next step").is_err());
+                Ok(())
+            })
+            .await
+        });
+        wait(has_started)
+            .await
+            .expect("waited")
+            .expect("the work starts");
+        assert_eq!(checks.available_permits(), 0, "the work holds the slot");
+        request.abort();
+        let saw = wait(has_stopped).await.expect("waited");
+        assert_eq!(saw, Ok(true), "the work saw its budget cancelled");
+        let slot = tokio::time::timeout(Duration::from_secs(120), checks.acquire()).await;
+        assert!(slot.is_ok(), "the slot is free again");
+    }
+
+    #[tokio::test]
+    async fn a_blocking_answer_awaited_is_never_cut_short() {
+        // Cancelled only once nobody waits: the work sees an unspent budget to its end.
+        let spent = blocking(
+            Duration::from_secs(3600),
+            || Ok(outfall_core::budget::spent()),
+            || ApiError::Internal("late".into()),
+        )
+        .await
+        .expect("answers");
+        assert!(!spent);
+    }
 }

@@ -238,22 +238,29 @@ impl FromQuery for SitesQuery {
     }
 }
 
-/// `/search`: the text looked for, required.
+/// `/search`: the text looked for, required, at most `search::MAX_QUERY_CHARS` characters.
 pub struct SearchQuery {
-    /// Normalized (`search::normalize`), never empty.
-    pub q: String,
+    /// Normalized once, never empty.
+    pub q: outfall_core::search::Query,
 }
 
 impl FromQuery for SearchQuery {
     const KNOWN: &'static [&'static str] = &["q"];
     const FORMATS: &'static [&'static str] = &["json"];
     fn from_query(q: &HashMap<String, String>) -> Result<Self, ApiError> {
-        let text =
-            outfall_core::search::normalize(q.get("q").map(String::as_str).unwrap_or_default());
-        if text.is_empty() {
+        use outfall_core::search::{Query, MAX_QUERY_CHARS};
+        let typed = q.get("q").map(String::as_str).unwrap_or_default();
+        let chars = typed.chars().count();
+        if chars > MAX_QUERY_CHARS {
+            return Err(ApiError::BadRequest(format!(
+                "q has {chars} characters; at most {MAX_QUERY_CHARS} are searched"
+            )));
+        }
+        let query = Query::new(typed);
+        if query.text().is_empty() {
             return Err(ApiError::BadRequest("q is required".into()));
         }
-        Ok(SearchQuery { q: text })
+        Ok(SearchQuery { q: query })
     }
 }
 

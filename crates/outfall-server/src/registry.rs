@@ -7,7 +7,7 @@
 use crate::access::{authorize, etag, if_match, live, off_thread, Peer};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Path;
-use crate::limits::{bounded, read_upload, Limits};
+use crate::limits::{bounded, read_upload, Limits, Task};
 use crate::metrics::timed_write;
 use crate::params::{JsonOnly, ListQuery, Params};
 use crate::state::AppState;
@@ -106,22 +106,39 @@ pub async fn create(
     let caller = authorize(&st, &headers, peer, &[AccessRole::Applicant]).await?;
     let live = live(&st)?;
     let body = read_upload(&headers, body, &st.limits).await?;
-    let catalog = st.catalog.clone();
     let limits = st.limits;
-    let applicant = caller.clone();
-    // Read and checked as `POST /check` is: its slots, its deadline, its budget.
-    let (site, disturbance) = bounded(&st.checks, &st.limits, "the application", move |_| {
-        application(&catalog, &body, &applicant, &limits)
-    })
+    // An applicant over the cap is refused before the check is paid for, and again when the
+    // site is stored (two applications may pass here together).
+    let (applicant, reader) = (caller.clone(), live.clone());
+    off_thread(move || pending_within(&reader, &applicant, limits.max_pending_submissions)).await?;
+    let catalog = st.catalog.clone();
+    let (applicant, checker) = (caller.clone(), live.clone());
+    // Read and checked as `POST /check` is: its slots, its deadline, its budget; the
+    // refresh after the write takes this check instead of making its own.
+    let (site, disturbance) = bounded(
+        &st.checks,
+        &st.limits,
+        Task::named("the application"),
+        move |budget| {
+            let (site, disturbance) = application(&catalog, &body, &applicant, &limits)?;
+            budget.check("checking the site")?;
+            checker.check_records(site.clone(), disturbance.clone(), budget)?;
+            Ok((site, disturbance))
+        },
+    )
     .await?;
     let (site, report) = timed_write(
         &st,
         "create",
         off_thread(move || {
-            pending_within(&live, &caller, limits.max_pending_submissions)?;
-            let stored = live
-                .registry
-                .create_site(&site, &disturbance, &caller.name)?;
+            let id = site.site_id.clone();
+            let stored =
+                pending_within(&live, &caller, limits.max_pending_submissions).and_then(|_| {
+                    Ok(live
+                        .registry
+                        .create_site(&site, &disturbance, &caller.name)?)
+                });
+            let stored = stored.inspect_err(|_| live.forget_check(&id))?;
             let report = report_after(&live, &stored.site_id)?;
             Ok((stored, report))
         }),
@@ -206,17 +223,28 @@ pub async fn patch(
     let change: Map<String, Value> = serde_json::from_slice(&body)
         .map_err(|e| ApiError::Unprocessable(format!("the change must be a JSON object: {e}")))?;
     let catalog = st.catalog.clone();
+    let (checker, site_id, edit, vocabulary) =
+        (live.clone(), id.clone(), change.clone(), catalog.clone());
+    // The edited site is checked in a check slot under the work deadline before it is
+    // stored; the refresh after the write takes that check.
+    bounded(
+        &st.checks,
+        &st.limits,
+        Task::named("the edit"),
+        move |budget| {
+            let words = &vocabulary.manifest.words;
+            Ok(checker.check_change(&site_id, version, &edit, words, budget)?)
+        },
+    )
+    .await?;
     let (site, report) = timed_write(
         &st,
         "patch",
         off_thread(move || {
-            let site = live.registry.update_site(
-                &id,
-                version,
-                &change,
-                &catalog.manifest.words,
-                &caller.name,
-            )?;
+            let site = live
+                .registry
+                .update_site(&id, version, &change, &catalog.manifest.words, &caller.name)
+                .inspect_err(|_| live.forget_check(&id))?;
             let report = report_after(&live, &id)?;
             Ok((site, report))
         }),

@@ -3,6 +3,7 @@
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Path;
+use crate::limits::{bounded, Task};
 use crate::params::{FromQuery, JsonOnly, Params};
 use crate::state::AppState;
 use axum::extract::State;
@@ -57,7 +58,9 @@ impl FromQuery for PointQuery {
 #[utoipa::path(get, path = "/outfalls/{id}/sewershed", tag = "review",
     params(("id" = String, Path, description = "A storm outfall's (or any storm structure's) id: the pour point")),
     responses((status = 200, description = "The surface and the network-aware catchment of the outfall (MultiPolygons with area_m2 and area_acres) and the inlets whose land was added or removed, as GeoJSON", content_type = "application/geo+json"),
-              (status = 404, description = "No dem layer loaded, no storm network, or no structure with that id", content_type = "application/problem+json")))]
+              (status = 404, description = "No dem layer loaded, no storm network, or no structure with that id", content_type = "application/problem+json"),
+              (status = 422, description = "The catchment is larger than max_catchment_cells", content_type = "application/problem+json"),
+              (status = 503, description = "Every check slot is busy, or the sewershed did not finish in time", content_type = "application/problem+json")))]
 pub async fn outfall_sewershed(
     State(st): State<AppState>,
     Path(id): Path<String>,
@@ -75,7 +78,8 @@ pub async fn outfall_sewershed(
     params(("point" = String, Query, description = "The pour point, LON,LAT")),
     responses((status = 200, description = "The surface and the network-aware catchment of the point, as GeoJSON", content_type = "application/geo+json"),
               (status = 404, description = "No dem layer loaded", content_type = "application/problem+json"),
-              (status = 422, description = "The point is off the DEM", content_type = "application/problem+json")))]
+              (status = 422, description = "The point is off the DEM, or its catchment is larger than max_catchment_cells", content_type = "application/problem+json"),
+              (status = 503, description = "Every check slot is busy, or the sewershed did not finish in time", content_type = "application/problem+json")))]
 pub async fn point_sewershed(
     State(st): State<AppState>,
     Params(q): Params<PointQuery>,
@@ -83,22 +87,29 @@ pub async fn point_sewershed(
     sewershed_of(st, q.point).await
 }
 
-/// The sewershed of a lon/lat pour point, computed off the async threads.
+/// The sewershed of a lon/lat pour point, computed as a check is: in one of its slots,
+/// under its deadline, stopped when the client goes away, and refused past
+/// `max_catchment_cells`.
 async fn sewershed_of(st: AppState, at: [f64; 2]) -> ApiResult<Json<Value>> {
     if st.catalog.dem.is_none() {
         return Err(ApiError::NotFound(
             "no dem layer loaded: a sewershed needs a DEM (a `dem` layer in the manifest)".into(),
         ));
     }
-    tokio::task::spawn_blocking(move || {
-        let dem = st
-            .catalog
-            .dem
-            .as_ref()
-            .ok_or_else(|| ApiError::NotFound("no dem layer loaded".into()))?;
-        let s = dem.sewershed(st.catalog.storm.as_deref(), at)?;
-        Ok(Json(dem.sewershed_geojson(&s)?))
-    })
+    let catalog = st.catalog.clone();
+    let max_cells = st.limits.max_catchment_cells;
+    bounded(
+        &st.checks,
+        &st.limits,
+        Task::named("the sewershed"),
+        move |_| {
+            let dem = catalog
+                .dem
+                .as_ref()
+                .ok_or_else(|| ApiError::NotFound("no dem layer loaded".into()))?;
+            let s = dem.sewershed_within(catalog.storm.as_deref(), at, max_cells)?;
+            Ok(Json(dem.sewershed_geojson(&s)?))
+        },
+    )
     .await
-    .map_err(|e| ApiError::Internal(format!("sewershed task failed: {e}")))?
 }

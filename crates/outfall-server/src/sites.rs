@@ -17,9 +17,19 @@ use outfall_core::screening;
 use serde_json::{json, Value};
 
 fn site_report<'a>(st: &'a AppState, id: &str) -> ApiResult<&'a Report> {
-    st.reports
-        .get(id)
-        .ok_or_else(|| ApiError::NotFound(format!("site '{id}' not found")))
+    st.reports.get(id).ok_or_else(|| {
+        // A pending application read at start is checked in the background (`Live::
+        // check_waiting`): it has a report soon, not never.
+        let waiting = st.registry.as_ref().is_some_and(|l| l.snapshot().is_waiting(id));
+        if waiting {
+            ApiError::Unavailable {
+                detail: format!("site '{id}' is a pending application being checked since the server started; try again shortly"),
+                retry_after_secs: Some(2),
+            }
+        } else {
+            ApiError::NotFound(format!("site '{id}' not found"))
+        }
+    })
 }
 
 #[utoipa::path(get, path = "/sites", tag = "review",
@@ -182,81 +192,26 @@ pub async fn parcel_waters(
 
 /// `GET /search?q=`: sites, parcels and waters whose id, name or address matches; whole
 /// words first, then word starts, then letters inside a word (so "Ley" finds Ley Creek before
-/// Buckley Rd), and "Road" matches "Rd".
+/// Buckley Rd), and "Road" matches "Rd". Looked up in the catalog's search index, off the
+/// async threads and under the work deadline.
 #[utoipa::path(get, path = "/search", tag = "review",
-    params(("q" = String, Query, description = "Part of a parcel id, address, site or water name")),
-    responses((status = 200, description = "Matching parcels, sites and waters", content_type = "application/json")))]
+    params(("q" = String, Query, description = "Part of a parcel id, address, site or water name; at most 200 characters")),
+    responses((status = 200, description = "Matching parcels, sites and waters", content_type = "application/json"),
+              (status = 400, description = "q is missing or longer than 200 characters", content_type = "application/problem+json"),
+              (status = 503, description = "The search did not finish in time", content_type = "application/problem+json")))]
 pub async fn search(
     State(st): State<AppState>,
-    Params(SearchQuery { q: query }): Params<SearchQuery>,
+    Params(SearchQuery { q }): Params<SearchQuery>,
 ) -> ApiResult<Json<Value>> {
-    use outfall_core::search::rank;
-    const MAX: usize = 25;
-    // (how well, kind order, label, result)
-    let mut hits: Vec<(outfall_core::search::Match, u8, String, Value)> = Vec::new();
-    let bbox = |g: &geo_types::Geometry<f64>| {
-        geo::BoundingRect::bounding_rect(g)
-            .map(|r| vec![r.min().x, r.min().y, r.max().x, r.max().y])
-    };
-    let best = |texts: &[&str]| texts.iter().filter_map(|t| rank(&query, t)).min();
-    // A street in the query finds a site by its own address, not by a name naming a street.
-    let street = outfall_core::search::names_street(&query);
-    for r in st.reports.values() {
-        let name = r.site.name.as_deref().unwrap_or("");
-        let address = r.site.address.as_deref().unwrap_or("");
-        let texts: &[&str] = if street {
-            &[address]
-        } else {
-            &[&r.site.id, name, address]
-        };
-        if let Some(m) = best(texts) {
-            let label = format!("{} — {}", r.site.id, name);
-            hits.push((
-                m,
-                0,
-                label.clone(),
-                json!({"kind": "site", "id": r.site.id, "label": label, "bbox": r.site.bbox}),
-            ));
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    for layer in st
-        .catalog
-        .layers
-        .iter()
-        .filter(|l| matches!(l.config.role, Role::Flowlines | Role::Waterbodies))
-    {
-        for f in layer.features.iter() {
-            if let Some(name) = layer.name_of(f) {
-                if let Some(m) = rank(&query, &name) {
-                    if seen.insert(name.clone()) {
-                        hits.push((m, 1, name.clone(), json!({"kind": "water", "id": f.id, "label": name, "bbox": bbox(&f.geometry)})));
-                    }
-                }
-            }
-            // A PWL ID ("0702-0001") finds the segment's water by the layer's join field.
-            let pwl = layer.text(f, layer.config.join_field.as_deref());
-            if let Some(pwl) =
-                pwl.filter(|p| rank(&query, p) == Some(outfall_core::search::Match::Exact))
-            {
-                if seen.insert(format!("pwl {pwl}")) {
-                    let label = format!("PWL {pwl} — {}", layer.name_of(f).unwrap_or_default());
-                    hits.push((outfall_core::search::Match::Exact, 1, label.clone(), json!({"kind": "water", "id": f.id, "label": label, "pwl_id": pwl, "bbox": bbox(&f.geometry)})));
-                }
-            }
-        }
-    }
-    for parcels in st.catalog.layers_of(Role::Parcels) {
-        for f in parcels.features.iter() {
-            let name = parcels.name_of(f).unwrap_or_default();
-            let by_id = outfall_core::search::parcel_rank(&query, &f.id);
-            if let Some(m) = best(&[&f.id, &name]).into_iter().chain(by_id).min() {
-                let label = format!("{} {}", f.id, name);
-                hits.push((m, 2, label.clone(), json!({"kind": "parcel", "id": f.id, "label": label, "bbox": bbox(&f.geometry)})));
-            }
-        }
-    }
-    hits.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
-    let results: Vec<Value> = hits.into_iter().take(MAX).map(|h| h.3).collect();
+    let deadline = st.limits.work_timeout;
+    let results = blocking(
+        deadline,
+        move || Ok(outfall_core::search::find(&st.catalog, &st.reports, &q)),
+        || ApiError::Unavailable {
+            detail: format!("the search did not finish within {}", secs(deadline)),
+            retry_after_secs: None,
+        },
+    )
+    .await?;
     Ok(Json(json!({ "results": results })))
 }

@@ -5,7 +5,7 @@
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Path;
-use crate::limits::{blocking, read_upload, secs};
+use crate::limits::{bounded, read_upload, Task};
 use crate::params::{CheckQuery, CheckZipQuery, GeoJsonDownload, Params, ZipDownload};
 use crate::state::AppState;
 use axum::body::Body;
@@ -114,29 +114,16 @@ async fn run_check(
             .check_vertices(vertices)
             .map_err(|e| unusable(&name, e))?;
     }
-    let permit = st
-        .checks
-        .clone()
-        .try_acquire_owned()
-        .map_err(|_| ApiError::Unavailable {
-            detail: format!(
-                "the server is computing its limit of {} checks at once; try again shortly",
-                st.limits.max_concurrent_checks
-            ),
-            retry_after_secs: Some(1),
-        })?;
     let catalog = st.catalog.clone();
-    let deadline = st.limits.work_timeout;
-    let budget = Budget::within(deadline);
-    let cancel = budget.clone();
+    let hint = geojson_vertices
+        .map(|v| format!("; the polygon may be too complex ({v} vertices)"))
+        .unwrap_or_else(|| "; the polygon may be too complex".into());
     let started = std::time::Instant::now();
-    let checked = blocking(
-        deadline,
-        move || -> ApiResult<(Report, Subject)> {
-            // Held until the work ends, even past the deadline: abandoned work still counts,
-            // and stops at its next step (the budget is cancelled when the 503 answers).
-            let _permit = permit;
-            let _entered = budget.enter();
+    let checked = bounded(
+        &st.checks,
+        &st.limits,
+        Task::named("the check").hint(hint),
+        move |budget| -> ApiResult<(Report, Subject)> {
             let upload =
                 outfall_core::load::read_upload(&body, &name, crs.as_deref(), upload_limits)
                     .map_err(|e| unusable(&name, e))?;
@@ -147,20 +134,7 @@ async fn run_check(
                 )));
             }
             budget.check("checking the plan")?;
-            check_plan(&catalog, &name, &upload, &budget)
-        },
-        move || {
-            cancel.cancel();
-            ApiError::Unavailable {
-                detail: format!(
-                    "the check did not finish within {}; the polygon may be too complex{}",
-                    secs(deadline),
-                    geojson_vertices
-                        .map(|v| format!(" ({v} vertices)"))
-                        .unwrap_or_default()
-                ),
-                retry_after_secs: None,
-            }
+            check_plan(&catalog, &name, &upload, budget)
         },
     )
     .await;

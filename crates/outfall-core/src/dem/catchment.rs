@@ -4,7 +4,9 @@
 use super::flow::{around, drains_into};
 use super::Dem;
 use crate::area::SQ_M_PER_ACRE;
+use crate::budget::check_spent;
 use crate::config::StructureKind;
+use crate::error::{Error, Result};
 use serde::Serialize;
 
 /// A set of DEM cells and its planar area in the DEM's projected CRS.
@@ -105,9 +107,34 @@ impl Dem {
 
     /// Every cell draining to `cell` over the surface, itself included, ascending.
     pub fn upstream_cells(&self, cell: usize) -> Vec<u32> {
+        // The check never refuses, so neither does the walk.
+        self.upstream(cell, |_| Ok(())).unwrap_or_default()
+    }
+
+    /// `upstream_cells` for a request: refused once the land holds more than `max_cells`
+    /// cells, and stopped when the budget the thread entered is spent.
+    pub(super) fn upstream_within(&self, cell: usize, max_cells: usize) -> Result<Vec<u32>> {
+        self.upstream(cell, |n| {
+            if n > max_cells {
+                return Err(self.too_large(max_cells));
+            }
+            if n % 65_536 == 0 {
+                check_spent("delineating the catchment")?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The upstream walk, `grown(n)` told of each cell taken, the n-th, before its own.
+    fn upstream(
+        &self,
+        cell: usize,
+        mut grown: impl FnMut(usize) -> Result<()>,
+    ) -> Result<Vec<u32>> {
         let mut out = vec![cell as u32];
         let mut i = 0;
         while i < out.len() {
+            grown(out.len())?;
             let c = out[i] as usize;
             for (k, n) in around(&self.grid, c) {
                 if drains_into(&self.direction, n, k) {
@@ -117,7 +144,16 @@ impl Dem {
             i += 1;
         }
         out.sort_unstable();
-        out
+        Ok(out)
+    }
+
+    /// A catchment over the cap of one request: refused by name, never cut short.
+    pub(super) fn too_large(&self, max_cells: usize) -> Error {
+        Error::Input(format!(
+            "the catchment holds more than {max_cells} cells of the {} ({:.0} m²), more than one sewershed may (max_catchment_cells); choose a pour point further upstream",
+            self.layer,
+            max_cells as f64 * self.grid.cell_area_m2()
+        ))
     }
 
     /// The surface catchment of a point in the DEM's CRS, with the cell it snapped to.

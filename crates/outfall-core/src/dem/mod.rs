@@ -72,8 +72,10 @@ impl Grid {
 /// A loaded DEM with its conditioned surface, flow directions and accumulation.
 #[derive(Debug, Clone)]
 pub struct Dem {
-    /// The file, as the manifest names it.
+    /// The file, as the manifest names it: for the load's messages to the operator.
     pub path: String,
+    /// The layer as a request's answers name it ("dem layer"), never by its file.
+    pub layer: String,
     /// The DEM's CRS (the manifest's `crs`, else its GeoKeys' EPSG code).
     pub crs: String,
     pub grid: Grid,
@@ -113,6 +115,7 @@ impl Dem {
         let read_ms = ms(t0);
         let mut dem = Dem::from_cells(raw.grid, raw.elevation_m, raw.nodata, snap_threshold_cells);
         dem.path = cfg.path.display().to_string();
+        dem.layer = format!("{} layer", cfg.role.as_str());
         dem.crs = raw.crs;
         dem.read_ms = read_ms;
         tracing::info!(
@@ -145,6 +148,7 @@ impl Dem {
         let accumulation = flow::accumulation(&grid, &direction, &conditioned_m);
         Dem {
             path: String::new(),
+            layer: "dem layer".into(),
             crs: String::new(),
             grid,
             nodata,

@@ -7,6 +7,7 @@
 use super::catchment::{Catchment, Sewershed, SewershedInlet};
 use super::polygon::polygonize;
 use super::Dem;
+use crate::budget::check_spent;
 use crate::error::{Error, Result};
 use crate::storm::StormNetwork;
 use geo::MapCoords;
@@ -22,6 +23,9 @@ struct Round<'a> {
     xy: Vec<[f64; 2]>,
     snapped: Vec<Option<usize>>,
     inside: Vec<bool>,
+    /// Cells inside, never more than `max_cells`.
+    count: usize,
+    max_cells: usize,
     done: Vec<bool>,
     pour_cell: usize,
 }
@@ -30,9 +34,21 @@ impl Dem {
     /// The surface and network-aware catchments of a pour point (lon/lat). Without a
     /// storm network both are the surface catchment.
     pub fn sewershed(&self, net: Option<&StormNetwork>, pour: [f64; 2]) -> Result<Sewershed> {
+        self.sewershed_within(net, pour, usize::MAX)
+    }
+
+    /// `sewershed` for a request: refused when a catchment would hold more than
+    /// `max_cells` cells, and stopped at its next step once the budget the thread entered
+    /// is spent (`budget::check_spent`).
+    pub fn sewershed_within(
+        &self,
+        net: Option<&StormNetwork>,
+        pour: [f64; 2],
+        max_cells: usize,
+    ) -> Result<Sewershed> {
         let to_dem = self.proj_from_lonlat()?;
         let xy = self.convert(&to_dem, pour)?;
-        let mut s = self.sewershed_with(net, &to_dem, xy)?;
+        let mut s = self.sewershed_with(net, &to_dem, xy, max_cells)?;
         s.pour_point = pour;
         Ok(s)
     }
@@ -40,7 +56,7 @@ impl Dem {
     /// The same for a pour point in the DEM's CRS (the reference's own coordinates).
     pub fn sewershed_xy(&self, net: Option<&StormNetwork>, xy: [f64; 2]) -> Result<Sewershed> {
         let to_dem = self.proj_from_lonlat()?;
-        let mut s = self.sewershed_with(net, &to_dem, xy)?;
+        let mut s = self.sewershed_with(net, &to_dem, xy, usize::MAX)?;
         let to_lonlat = Proj::new_known_crs(&self.crs, "EPSG:4326", None)
             .map_err(|e| self.projection_error(e))?;
         s.pour_point = self.convert(&to_lonlat, xy)?;
@@ -52,13 +68,17 @@ impl Dem {
         net: Option<&StormNetwork>,
         to_dem: &Proj,
         [x, y]: [f64; 2],
+        max_cells: usize,
     ) -> Result<Sewershed> {
-        let Some((pour_cell, surface)) = self.surface_catchment(x, y) else {
+        let snapped = self.snap(x, y);
+        check_spent("snapping the pour point")?;
+        let Some(pour_cell) = snapped else {
             return Err(Error::Input(format!(
-                "the point {x:.3},{y:.3} ({}) is off the DEM {} or no cell near it drains more than {} cells",
-                self.crs, self.path, self.snap_threshold_cells
+                "the point {x:.3},{y:.3} ({}) is off the {} or no cell near it drains more than {} cells",
+                self.crs, self.layer, self.snap_threshold_cells
             )));
         };
+        let surface = Catchment::of(self, self.upstream_within(pour_cell, max_cells)?);
         let mut out = Sewershed {
             pour_point: [f64::NAN; 2],
             pour_point_dem: [x, y],
@@ -78,11 +98,12 @@ impl Dem {
         let Some(net) = net else {
             return Ok(out);
         };
-        let mut round = Round::new(self, net, to_dem, pour_cell, &out.surface)?;
+        let mut round = Round::new(self, net, to_dem, pour_cell, &out.surface, max_cells)?;
         loop {
+            check_spent("a round of the network-aware catchment")?;
             out.rounds += 1;
-            let removed = round.remove_piped_away();
-            let added = round.add_piped_in();
+            let removed = round.remove_piped_away()?;
+            let added = round.add_piped_in()?;
             let changed = !(removed.is_empty() && added.is_empty());
             out.removed.extend(removed);
             out.added.extend(added);
@@ -109,7 +130,7 @@ impl Dem {
 
     fn projection_error(&self, e: impl std::fmt::Display) -> Error {
         Error::Projection {
-            path: self.path.clone().into(),
+            path: self.layer.clone().into(),
             crs: self.crs.clone(),
             reason: e.to_string(),
         }
@@ -128,6 +149,7 @@ impl Dem {
             .map_err(|e| self.projection_error(e))?;
         let mut features = Vec::new();
         for (id, c) in [("surface", &s.surface), ("network", &s.network)] {
+            check_spent("tracing the catchment's outline")?;
             let poly = polygonize(&self.grid, &c.cells).map_coords(|p| {
                 let (x, y) = to_lonlat
                     .convert((p.x, p.y))
@@ -172,6 +194,7 @@ impl<'a> Round<'a> {
         to_dem: &'a Proj,
         pour_cell: usize,
         surface: &Catchment,
+        max_cells: usize,
     ) -> Result<Round<'a>> {
         let xy = net
             .structures
@@ -191,6 +214,8 @@ impl<'a> Round<'a> {
             xy,
             snapped,
             inside,
+            count: surface.cells.len(),
+            max_cells,
             pour_cell,
         })
     }
@@ -219,12 +244,13 @@ impl<'a> Round<'a> {
     /// Which inlets go is decided on the catchment as the round found it, as the
     /// reference's `get_outlet_points` does, so that it does not depend on the order the
     /// inlets are visited in (one inlet's land may hold another's point).
-    fn remove_piped_away(&mut self) -> Vec<SewershedInlet> {
+    fn remove_piped_away(&mut self) -> Result<Vec<SewershedInlet>> {
         let mut planned = Vec::new();
         for s in 0..self.xy.len() {
             if self.done[s] || !self.net.structures[s].kind.takes_runoff() || !self.is_inside(s) {
                 continue;
             }
+            check_spent("tracing an inlet's pipes")?;
             let down = self.net.downstream(&[s]);
             // Where the pipes end counts, structure or bare pipe end; an inlet whose trace
             // meets an undecided pipe may reach more, so its land stays.
@@ -234,7 +260,7 @@ impl<'a> Round<'a> {
             let Some(cell) = self.snapped[s].filter(|_| leaves) else {
                 continue;
             };
-            let cells = self.dem.upstream_cells(cell);
+            let cells = self.dem.upstream_within(cell, self.max_cells)?;
             if cells.binary_search(&(self.pour_cell as u32)).is_ok() {
                 continue;
             }
@@ -248,12 +274,13 @@ impl<'a> Round<'a> {
     /// reference's `get_inlet_points` does, every inlet outside the catchment as the round
     /// found it counts, even when the land of another added in the same round holds its
     /// point: its land is that of the cell it snaps to, which may reach further.
-    fn add_piped_in(&mut self) -> Vec<SewershedInlet> {
+    fn add_piped_in(&mut self) -> Result<Vec<SewershedInlet>> {
         let mut planned = Vec::new();
         for o in 0..self.xy.len() {
             if !self.net.structures[o].kind.discharges() || !self.is_inside(o) {
                 continue;
             }
+            check_spent("tracing an outfall's pipes")?;
             let Some(up) = self.net.upstream(&self.net.structures[o].id) else {
                 continue;
             };
@@ -268,27 +295,37 @@ impl<'a> Round<'a> {
                     continue;
                 };
                 self.done[s] = true;
-                planned.push((s, vec![up.outfall.clone()], self.dem.upstream_cells(cell)));
+                let land = self.dem.upstream_within(cell, self.max_cells)?;
+                planned.push((s, vec![up.outfall.clone()], land));
             }
         }
         self.apply(planned, true)
     }
 
-    /// Adds or removes the planned structures' land, each marked done.
+    /// Adds or removes the planned structures' land, each marked done; refused when the
+    /// catchment grows past the cap.
     fn apply(
         &mut self,
         planned: Vec<(usize, Vec<String>, Vec<u32>)>,
         add: bool,
-    ) -> Vec<SewershedInlet> {
+    ) -> Result<Vec<SewershedInlet>> {
         let mut out = Vec::with_capacity(planned.len());
         for (s, via, cells) in planned {
             self.done[s] = true;
             for &c in &cells {
-                self.inside[c as usize] = add;
+                let was = std::mem::replace(&mut self.inside[c as usize], add);
+                match (was, add) {
+                    (false, true) => self.count += 1,
+                    (true, false) => self.count -= 1,
+                    _ => {}
+                }
+            }
+            if self.count > self.max_cells {
+                return Err(self.dem.too_large(self.max_cells));
             }
             out.push(self.inlet(s, via, cells.len()));
         }
-        out
+        Ok(out)
     }
 
     fn inlet(&self, s: usize, via: Vec<String>, cells: usize) -> SewershedInlet {

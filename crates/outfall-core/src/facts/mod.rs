@@ -241,6 +241,20 @@ fn refused_inputs(catalog: &Catalog, subject: &Subject) -> Vec<String> {
         .collect()
 }
 
+/// What the loaders found wrong with the site's own row of a sites layer (a boundary the
+/// registry could not read or use), said as problems of its record.
+fn row_problems(catalog: &Catalog, subject: &Subject) -> Vec<String> {
+    if subject.kind != SubjectKind::Site {
+        return Vec::new();
+    }
+    catalog
+        .layers_of(Role::Sites)
+        .flat_map(|l| &l.problems)
+        .filter(|p| p.site.as_deref() == Some(subject.id.as_str()))
+        .map(|p| format!("{} row {}: {}", p.path, p.feature, p.reason))
+        .collect()
+}
+
 /// Gathers the facts of a subject from the loaded data set.
 pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
     let mut plan = area::plan_acres(&subject.phases);
@@ -314,7 +328,11 @@ fn claims_of(
             .filter(|id| !parcels.iter().any(|(_, p)| &p.id == *id))
             .cloned()
             .collect(),
-        problems: record.problems,
+        problems: record
+            .problems
+            .into_iter()
+            .chain(row_problems(catalog, subject))
+            .collect(),
     }
 }
 

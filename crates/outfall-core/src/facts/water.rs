@@ -144,8 +144,6 @@ pub struct Impaired {
     pub category: Option<String>,
     /// The list's year (303(d) cycle), when the data say.
     pub list_year: Option<String>,
-    /// Causes matching the construction list (whatever reading the law uses).
-    pub construction_causes: Vec<String>,
     /// It is the first receiving water.
     pub first_receiving: bool,
 }
@@ -212,22 +210,13 @@ fn entry_fraction(line: &geo_types::LineString<f64>, at: Point<f64>) -> f64 {
     l.line_locate_point(&p).unwrap_or(0.0)
 }
 
-fn listed_from(
-    hits: &[ImpairmentHit],
-    at: &str,
-    distance_m: f64,
-    first: bool,
-    kw: &[String],
-) -> Impaired {
-    let causes = all_causes(hits);
+fn listed_from(hits: &[ImpairmentHit], at: &str, distance_m: f64, first: bool) -> Impaired {
     Impaired {
         id: hits[0].id.clone(),
         name: hits[0].name.clone(),
         reach_id: at.to_string(),
         distance_m,
-        construction_causes: crate::vocabulary::causes::CauseVocabulary::with_extra(kw)
-            .causes_matching(&causes),
-        causes,
+        causes: all_causes(hits),
         category: hits[0].category.clone(),
         list_year: hits[0].list_year.clone(),
         first_receiving: first,
@@ -278,8 +267,7 @@ pub fn gather(
         let hits = hits_of(catalog, c);
         if !hits.is_empty() {
             let id = &catalog.layers[c.layer].features[c.feature].id;
-            let kw = &catalog.manifest.rules.construction_pollutants;
-            out.listed.push(listed_from(hits, id, 0.0, true, kw));
+            out.listed.push(listed_from(hits, id, 0.0, true));
         }
     }
     out.tmdl_entered = tmdl_entered(catalog, &out, outfall, entry.water);
@@ -486,13 +474,8 @@ fn follow_downstream(
         // A listing spans several reaches: it is met where the path first reaches it.
         let seen = |id: &str| out.listed.iter().any(|l| l.id == id);
         if !s.impairments.is_empty() && !seen(&s.impairments[0].id) {
-            out.listed.push(listed_from(
-                s.impairments,
-                &r.id,
-                r.distance_m,
-                i == 0,
-                &rules.construction_pollutants,
-            ));
+            out.listed
+                .push(listed_from(s.impairments, &r.id, r.distance_m, i == 0));
         }
     }
 }

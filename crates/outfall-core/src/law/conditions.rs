@@ -2,7 +2,7 @@
 
 mod water;
 
-pub use water::water_test;
+pub use water::{construction_causes, water_test};
 
 use super::{acres, and3, assumed, or3, refused, refused_note, Decision, Decisions, RuleId};
 use crate::claims::Sourced;

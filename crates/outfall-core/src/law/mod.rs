@@ -13,7 +13,7 @@ mod prose;
 pub use applicability::{
     active_without_approval, exemption, jurisdiction, land_development_activity, swppp_required,
 };
-pub use conditions::{condition_a, condition_b, condition_c, water_test};
+pub use conditions::{condition_a, condition_b, condition_c, construction_causes, water_test};
 pub use plan::{
     describe_entry, five_acre_limit, inspections, phasing, receiving_waters, swppp_full,
     swppp_preparer,
@@ -22,6 +22,7 @@ pub use plan::{
 use crate::config::{settings, Clauses, Rules};
 use crate::facts::Facts;
 pub use fact_map::FactMap;
+pub use prose::number_words;
 use prose::prose;
 use serde::Serialize;
 use serde_json::{Map, Value};

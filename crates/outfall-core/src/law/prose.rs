@@ -24,6 +24,19 @@ pub fn write(args: Arguments) -> String {
     out
 }
 
+/// A number as the law writes it: words for a whole number up to ten ("five acres"), digits
+/// otherwise ("12 acres", "2.5 acres"), so a label made from a setting reads as the law's own
+/// words at the default.
+pub fn number_words(x: f64) -> String {
+    const WORDS: [&str; 11] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    match WORDS.get(x as usize) {
+        Some(w) if x.fract() == 0.0 && x >= 0.0 => (*w).to_string(),
+        _ => format!("{x}"),
+    }
+}
+
 /// `format!` for the law's sentences: the same text, one allocation.
 macro_rules! prose {
     ($($arg:tt)*) => {
@@ -39,6 +52,17 @@ mod tests {
         fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str(&prose!("{} acres", 2.5))
         }
+    }
+
+    #[test]
+    fn numbers_up_to_ten_are_words_others_digits() {
+        use super::number_words;
+        assert_eq!(number_words(5.0), "five");
+        assert_eq!(number_words(0.0), "zero");
+        assert_eq!(number_words(10.0), "ten");
+        assert_eq!(number_words(11.0), "11");
+        assert_eq!(number_words(2.5), "2.5");
+        assert_eq!(number_words(-1.0), "-1");
     }
 
     #[test]

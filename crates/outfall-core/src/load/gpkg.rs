@@ -8,7 +8,6 @@ use super::guard::{checked_wkt, refuse_projected, UploadLimits};
 use super::Reprojector;
 use super::{check_geometry, sort_upload, upload_config, Feature, LoadProblem, Raw, Refused};
 use crate::error::{Error, Result};
-use geozero::ToGeo;
 use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
@@ -308,10 +307,11 @@ fn convert(
     let Some(blob) = blob else {
         return Err(refuse("no geometry (null)".into()));
     };
-    let wkb = wkb_of(blob).map_err(refuse)?;
-    let mut geom = geozero::wkb::Wkb(wkb.to_vec())
-        .to_geo()
-        .map_err(|e| refuse(format!("unreadable geometry: {e}")))?;
+    let mut geom = match super::wkb::from_gpkg(blob) {
+        Ok(Some(g)) => g,
+        Ok(None) => return Err(refuse("empty geometry".into())),
+        Err(e) => return Err(refuse(format!("unreadable geometry: {e}"))),
+    };
     reproject.apply(&mut geom).map_err(refuse)?;
     match check_geometry(geom) {
         Ok(geometry) => Ok(Feature {
@@ -320,46 +320,5 @@ fn convert(
             properties: properties.into(),
         }),
         Err(r) => Err(refuse(r)),
-    }
-}
-
-/// The WKB inside a GeoPackage geometry blob: "GP", a version, a flags byte (envelope kind in
-/// bits 1–3, empty geometry in bit 4), the srs_id, the envelope, then WKB.
-fn wkb_of(blob: &[u8]) -> std::result::Result<&[u8], String> {
-    if blob.len() < 8 || &blob[..2] != b"GP" {
-        return Err("the geometry is not a GeoPackage geometry blob".into());
-    }
-    let flags = blob[3];
-    if flags & 0b1_0000 != 0 {
-        return Err("empty geometry".into());
-    }
-    let envelope = match (flags >> 1) & 0b111 {
-        0 => 0,
-        1 => 32,
-        2 | 3 => 48,
-        4 => 64,
-        k => {
-            return Err(format!(
-                "the geometry header has an unknown envelope kind {k}"
-            ))
-        }
-    };
-    blob.get(8 + envelope..)
-        .filter(|w| !w.is_empty())
-        .ok_or_else(|| "the geometry blob ends inside its header".into())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn blob_header_is_skipped_by_envelope_kind() {
-        let mut blob = b"GP\x00\x02\x00\x00\x00\x00".to_vec(); // envelope kind 1: 32 bytes
-        blob.extend([0u8; 32]);
-        blob.extend([1, 1, 0, 0, 0]);
-        assert_eq!(wkb_of(&blob).unwrap(), &[1, 1, 0, 0, 0]);
-        assert!(wkb_of(b"GP\x00\x10\x00\x00\x00\x00").is_err());
-        assert!(wkb_of(b"XX\x00\x00\x00\x00\x00\x00\x01").is_err());
     }
 }

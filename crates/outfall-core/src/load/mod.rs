@@ -18,6 +18,7 @@ mod sort;
 mod table;
 mod upload;
 mod valid;
+pub mod wkb;
 
 pub use crs::{identify, CrsIdentity, Reprojector};
 pub(crate) use geometry::check_geometry;

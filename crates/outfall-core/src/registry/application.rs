@@ -128,10 +128,12 @@ impl Application {
             .get("outfall")
             .and_then(crate::load::value_text)
             .and_then(|s| crate::load::parse_point(&s));
-        crate::screening::check_drawn(catalog, &id, &self.features, outfall)?;
+        // What no site can be is refused here; the site itself is checked by the write
+        // (`Live::check_records`), once, in its budget.
+        crate::screening::refuse_impossible(catalog, &self.features, outfall)?;
         let (polygons, disturbance) = phases_of(&id, &self.features)?;
-        site.boundary = Some(geo_types::Geometry::MultiPolygon(geo_types::MultiPolygon(
-            polygons,
+        site.boundary = Some(Ok(geo_types::Geometry::MultiPolygon(
+            geo_types::MultiPolygon(polygons),
         )));
         Ok((site, disturbance))
     }
@@ -175,7 +177,7 @@ fn phases_of(
             start: text("start"),
             end: text("end"),
             properties,
-            geometry: f.geometry.clone(),
+            geometry: Ok(f.geometry.clone()),
         });
     }
     Ok((polygons, disturbance))

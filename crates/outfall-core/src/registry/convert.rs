@@ -87,7 +87,7 @@ pub fn records_from_catalog(catalog: &Catalog) -> (Vec<SiteRecord>, Vec<Disturba
             SiteRecord {
                 site_id: s.id.clone(),
                 properties,
-                boundary: s.boundary.clone(),
+                boundary: s.boundary.clone().map(Ok),
                 version: 1,
                 retired: None,
                 submitted_by: None,
@@ -125,92 +125,183 @@ pub fn records_from_catalog(catalog: &Catalog) -> (Vec<SiteRecord>, Vec<Disturba
                 start: text(c.start_field.as_deref()),
                 end: text(c.end_field.as_deref()),
                 properties,
-                geometry: f.geometry.clone(),
+                geometry: Ok(f.geometry.clone()),
             });
         }
     }
     (sites, disturbance)
 }
 
-/// The `sites` and `disturbance` layers built from the registry (retired sites left out),
-/// with the data set's column names. A geometry that fails the loader's checks (an edit in
-/// QGIS can make one) is left out and reported, as a file layer's would be.
-pub fn site_layers(
+/// One site's records as features of the two site layers, each checked as the loader
+/// checks a file's. A stored geometry that cannot be read, or fails the loader's checks (an
+/// edit in QGIS or sqlite3 can make either), is a problem of its site, logged: the site keeps
+/// its place without that boundary, a polygon is left out (its site's report then says its
+/// acres may be short). Made once per version of the records and kept by the registry's
+/// snapshots, so an edit checks only what changed (and a bad row is logged once per change).
+#[derive(Debug, Clone)]
+pub struct SiteFeatures {
+    /// The site, always present.
+    pub site: Fingerprinted,
+    /// Why its boundary was left out, if it was.
+    pub site_problem: Option<LoadProblem>,
+    /// Its polygons, in the order of its records.
+    pub disturbance: Vec<std::result::Result<Fingerprinted, LoadProblem>>,
+}
+
+/// A feature with the digest its layer's fingerprint is made of.
+#[derive(Debug, Clone)]
+pub struct Fingerprinted {
+    pub feature: Feature,
+    digest: [u8; 32],
+}
+
+impl Fingerprinted {
+    fn new(feature: Feature) -> Fingerprinted {
+        let mut h = sha2::Sha256::new();
+        h.update(feature.id.as_bytes());
+        h.update(format!("{:?}", feature.geometry).as_bytes());
+        h.update(
+            serde_json::to_string(&feature.properties)
+                .unwrap_or_default()
+                .as_bytes(),
+        );
+        Fingerprinted {
+            feature,
+            digest: h.finalize().into(),
+        }
+    }
+}
+
+/// The features of one site (not retired) and its polygons, under the data set's column
+/// names; `store` names the registry in a problem.
+pub fn site_features(
     catalog: &Catalog,
     store: &str,
-    sites: &[SiteRecord],
-    disturbance: &[DisturbanceRecord],
-) -> ((LayerConfig, LoadedLayer), (LayerConfig, LoadedLayer)) {
+    s: &SiteRecord,
+    polygons: &[DisturbanceRecord],
+) -> SiteFeatures {
     let scfg = sites_config(catalog);
     let dcfg = disturbance_config(catalog);
-    let live: std::collections::HashSet<&str> = sites
-        .iter()
-        .filter(|s| s.retired.is_none())
-        .map(|s| s.site_id.as_str())
-        .collect();
-    let mut site_features = Vec::new();
-    let mut site_problems = Vec::new();
-    let sites_path = format!("{store} (sites)");
-    for s in sites.iter().filter(|s| s.retired.is_none()) {
-        let mut properties = Map::new();
-        for (k, v) in &s.properties {
-            properties.insert(column_of(&scfg, k).to_string(), v.clone());
-        }
-        properties.insert(
-            scfg.id_field.clone().unwrap_or_else(|| "site_id".into()),
-            Value::String(s.site_id.clone()),
-        );
-        let Some(boundary) = &s.boundary else {
-            // A site without a drawn boundary still exists; its polygons are its extent.
-            site_features.push(boundaryless(s, properties));
-            continue;
-        };
-        match crate::load::check_geometry(boundary.clone()) {
-            Ok(geometry) => site_features.push(Feature {
+    let mut properties = Map::new();
+    for (k, v) in &s.properties {
+        properties.insert(column_of(&scfg, k).to_string(), v.clone());
+    }
+    properties.insert(
+        scfg.id_field.clone().unwrap_or_else(|| "site_id".into()),
+        Value::String(s.site_id.clone()),
+    );
+    let (site, site_problem) = match s.boundary.as_ref().map(checked) {
+        // A site without a drawn boundary still exists; its polygons are its extent.
+        None => (boundaryless(s, properties), None),
+        Some(Ok(geometry)) => (
+            Feature {
                 id: s.site_id.clone(),
                 geometry,
                 properties: properties.into(),
-            }),
-            Err(reason) => site_problems.push(problem(&sites_path, &s.site_id, &s.site_id, reason)),
+            },
+            None,
+        ),
+        Some(Err(reason)) => {
+            let reason = format!("{reason}; the site is kept without its boundary");
+            let path = format!("{store} (sites)");
+            let p = problem(&path, &s.site_id, &s.site_id, reason);
+            (boundaryless(s, properties), Some(p))
         }
-    }
-    let dist_path = format!("{store} (disturbance)");
-    let mut dist_features = Vec::new();
-    let mut dist_problems = Vec::new();
-    for d in disturbance
+    };
+    let disturbance = polygons
         .iter()
-        .filter(|d| live.contains(d.site_id.as_str()))
-    {
-        let mut properties = d.properties.clone();
-        let mut put = |col: Option<&str>, v: &Option<String>| {
-            if let (Some(c), Some(v)) = (col, v) {
-                properties.insert(c.to_string(), Value::String(v.clone()));
-            }
-        };
-        put(dcfg.id_field.as_deref(), &Some(d.dist_id.clone()));
-        put(dcfg.site_field.as_deref(), &Some(d.site_id.clone()));
-        put(dcfg.phase_field.as_deref(), &d.phase);
-        put(dcfg.start_field.as_deref(), &d.start);
-        put(dcfg.end_field.as_deref(), &d.end);
-        match crate::load::check_geometry(d.geometry.clone()) {
-            Ok(geometry) => dist_features.push(Feature {
-                id: d.dist_id.clone(),
-                geometry,
-                properties: properties.into(),
-            }),
-            Err(reason) => dist_problems.push(problem(&dist_path, &d.dist_id, &d.site_id, reason)),
+        .map(|d| {
+            let mut properties = d.properties.clone();
+            let mut put = |col: Option<&str>, v: &Option<String>| {
+                if let (Some(c), Some(v)) = (col, v) {
+                    properties.insert(c.to_string(), Value::String(v.clone()));
+                }
+            };
+            put(dcfg.id_field.as_deref(), &Some(d.dist_id.clone()));
+            put(dcfg.site_field.as_deref(), &Some(d.site_id.clone()));
+            put(dcfg.phase_field.as_deref(), &d.phase);
+            put(dcfg.start_field.as_deref(), &d.start);
+            put(dcfg.end_field.as_deref(), &d.end);
+            checked(&d.geometry)
+                .map(|geometry| {
+                    Fingerprinted::new(Feature {
+                        id: d.dist_id.clone(),
+                        geometry,
+                        properties: properties.into(),
+                    })
+                })
+                .map_err(|reason| {
+                    problem(
+                        &format!("{store} (disturbance)"),
+                        &d.dist_id,
+                        &d.site_id,
+                        reason,
+                    )
+                })
+        })
+        .collect();
+    SiteFeatures {
+        site: Fingerprinted::new(site),
+        site_problem,
+        disturbance,
+    }
+}
+
+/// The `sites` and `disturbance` layers of the sites' checked features: the sites in the
+/// given order, and the polygons in the registry's order, `polygon_sites` naming the site of
+/// each (its k-th mention is that site's k-th polygon).
+pub fn site_layers(
+    catalog: &Catalog,
+    store: &str,
+    sites: &[&SiteFeatures],
+    polygon_sites: &[(&str, &SiteFeatures)],
+) -> ((LayerConfig, LoadedLayer), (LayerConfig, LoadedLayer)) {
+    let (mut site_features, mut site_problems) = (Vec::new(), Vec::new());
+    for s in sites {
+        site_features.push(&s.site);
+        site_problems.extend(s.site_problem.clone());
+    }
+    let (mut dist_features, mut dist_problems) = (Vec::new(), Vec::new());
+    let mut next: std::collections::HashMap<&str, usize> = Default::default();
+    for (site, features) in polygon_sites {
+        let k = next.entry(site).or_default();
+        match features.disturbance.get(*k) {
+            Some(Ok(f)) => dist_features.push(f),
+            Some(Err(p)) => dist_problems.push(p.clone()),
+            None => {}
         }
+        *k += 1;
     }
     (
         (
-            scfg,
-            loaded("sites", sites_path, site_features, site_problems),
+            sites_config(catalog),
+            loaded(
+                "sites",
+                format!("{store} (sites)"),
+                &site_features,
+                site_problems,
+            ),
         ),
         (
-            dcfg,
-            loaded("disturbance", dist_path, dist_features, dist_problems),
+            disturbance_config(catalog),
+            loaded(
+                "disturbance",
+                format!("{store} (disturbance)"),
+                &dist_features,
+                dist_problems,
+            ),
         ),
     )
+}
+
+/// A stored geometry read and passed by the loader's checks, or why not.
+fn checked(
+    stored: &super::Stored<geo_types::Geometry<f64>>,
+) -> Result<geo_types::Geometry<f64>, String> {
+    match stored {
+        Ok(g) => crate::load::check_geometry(g.clone()),
+        Err(e) => Err(format!("unreadable geometry: {e}")),
+    }
 }
 
 /// A site feature with an empty geometry collection: it has no boundary of its own.
@@ -222,7 +313,10 @@ fn boundaryless(s: &SiteRecord, properties: Map<String, Value>) -> Feature {
     }
 }
 
+/// A row's problem, logged as it is found: the store was written by another program, and
+/// whoever runs the service should hear of it as well as the site's officer.
 fn problem(path: &str, feature: &str, site: &str, reason: String) -> LoadProblem {
+    tracing::warn!(site, row = feature, "{path}: {reason}");
     LoadProblem {
         path: path.to_string(),
         feature: feature.to_string(),
@@ -231,23 +325,19 @@ fn problem(path: &str, feature: &str, site: &str, reason: String) -> LoadProblem
     }
 }
 
+/// A layer of checked features. Its fingerprint, what a report cites so it can be
+/// reproduced, is made of the features' digests, computed once per feature.
 fn loaded(
     role: &str,
     path: String,
-    mut features: Vec<Feature>,
+    checked: &[&Fingerprinted],
     problems: Vec<LoadProblem>,
 ) -> LoadedLayer {
+    let mut features: Vec<Feature> = checked.iter().map(|c| c.feature.clone()).collect();
     crate::attributes::share_keys(&mut features, |f| &mut f.properties);
-    // The layer's fingerprint: what a report cites so it can be reproduced.
     let mut h = sha2::Sha256::new();
-    for f in &features {
-        h.update(f.id.as_bytes());
-        h.update(format!("{:?}", f.geometry).as_bytes());
-        h.update(
-            serde_json::to_string(&f.properties)
-                .unwrap_or_default()
-                .as_bytes(),
-        );
+    for c in checked {
+        h.update(c.digest);
     }
     LoadedLayer {
         source: SourceInfo {

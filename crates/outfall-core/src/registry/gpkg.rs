@@ -189,7 +189,7 @@ impl Store for GeoPackage {
 
     fn sites(&self) -> Result<Vec<SiteRecord>> {
         let sql = format!("{} ORDER BY fid", STYLE.select_sites(true));
-        with_geometry(self.query(&sql, [], site_with_blob)?)
+        Ok(with_geometry(self.query(&sql, [], site_with_blob)?))
     }
 
     fn disturbance(&self) -> Result<Vec<DisturbanceRecord>> {
@@ -212,7 +212,7 @@ impl Store for GeoPackage {
         let mut out = Vec::with_capacity(rows.len());
         for ((site_id, dist_id), [phase, start, end], attributes, blob) in rows {
             // A polygon whose geometry was cleared (in QGIS) has nothing to measure.
-            let Some(geometry) = geometry_of("disturbance", &dist_id, blob)? else {
+            let Some(geometry) = geometry_of(blob) else {
                 continue;
             };
             out.push(DisturbanceRecord {

@@ -4,12 +4,12 @@
 
 use super::rows::{self, SiteRow, SqlStyle, TokenRow, TOKEN_SELECT};
 use super::store::{AuditRow, Tx};
-use super::{DisturbanceRecord, SiteRecord, TokenRecord};
+use super::{stored_geometry, DisturbanceRecord, SiteRecord, Stored, TokenRecord};
 use crate::error::{Error, Result};
 use crate::record::{Inspection, RainfallDay};
 use geo::BoundingRect;
 use geo_types::Geometry;
-use geozero::{CoordDimensions, ToGeo, ToWkb};
+use geozero::{CoordDimensions, ToWkb};
 use rusqlite::{params, OptionalExtension, ToSql, Transaction};
 
 /// A geometry as a GeoPackage blob (header with SRS 4326 and the envelope, then WKB).
@@ -22,21 +22,12 @@ fn to_blob(g: &Geometry<f64>) -> Result<Vec<u8>> {
         .map_err(|e| Error::Input(format!("cannot encode a geometry: {e}")))
 }
 
-fn from_blob(table: &str, id: &str, blob: &[u8]) -> Result<Geometry<f64>> {
-    geozero::wkb::GpkgWkb(blob.to_vec())
-        .to_geo()
-        .map_err(|e| rows::bad_geometry("GeoPackage", table, id, e))
-}
-
-/// A geometry column's blob, decoded; an empty blob (cleared in QGIS) is no geometry.
-pub(super) fn geometry_of(
-    table: &str,
-    id: &str,
-    blob: Option<Vec<u8>>,
-) -> Result<Option<Geometry<f64>>> {
+/// A geometry column's blob, decoded: None when there is none (NULL, an empty blob as QGIS
+/// clears one, a blob whose header says empty); a blob that is no geometry is kept as why.
+pub(super) fn geometry_of(blob: Option<Vec<u8>>) -> Option<Stored<Geometry<f64>>> {
     match blob {
-        Some(b) if !b.is_empty() => Ok(Some(from_blob(table, id, &b)?)),
-        _ => Ok(None),
+        Some(b) if !b.is_empty() => crate::load::wkb::from_gpkg(&b).transpose(),
+        _ => None,
     }
 }
 
@@ -66,12 +57,12 @@ pub(super) fn site_with_blob(r: &rusqlite::Row) -> rusqlite::Result<(SiteRow, Op
     Ok((site_row(r)?, r.get(rows::GEOM_AT)?))
 }
 
-pub(super) fn with_geometry(rows: Vec<(SiteRow, Option<Vec<u8>>)>) -> Result<Vec<SiteRecord>> {
+pub(super) fn with_geometry(rows: Vec<(SiteRow, Option<Vec<u8>>)>) -> Vec<SiteRecord> {
     rows.into_iter()
         .map(|(row, blob)| {
             let mut site = row.record();
-            site.boundary = geometry_of("sites", &site.site_id, blob)?;
-            Ok(site)
+            site.boundary = geometry_of(blob);
+            site
         })
         .collect()
 }
@@ -97,7 +88,7 @@ impl Tx for Rows<'_, '_> {
     fn site_for_update(&mut self, id: &str) -> Result<Option<SiteRecord>> {
         let sql = format!("{} WHERE site_id = ?1", STYLE.select_sites(true));
         let row = self.0.query_row(&sql, [id], site_with_blob).optional()?;
-        Ok(with_geometry(row.into_iter().collect())?.pop())
+        Ok(with_geometry(row.into_iter().collect()).pop())
     }
 
     fn site_rows(&mut self) -> Result<Vec<SiteRecord>> {
@@ -111,7 +102,11 @@ impl Tx for Rows<'_, '_> {
 
     fn insert_site(&mut self, site: &SiteRecord) -> Result<()> {
         let row = SiteRow::of(site);
-        let blob = site.boundary.as_ref().map(to_blob).transpose()?;
+        let blob = site
+            .boundary
+            .as_ref()
+            .map(|g| to_blob(stored_geometry("site", &site.site_id, g)?))
+            .transpose()?;
         let mut values = Rows::values(&row, true);
         values.push(&blob);
         match self.0.execute(&STYLE.insert_site(), values.as_slice()) {
@@ -145,7 +140,7 @@ impl Tx for Rows<'_, '_> {
                 d.start,
                 d.end,
                 serde_json::Value::Object(d.properties.clone()).to_string(),
-                to_blob(&d.geometry)?
+                to_blob(stored_geometry("disturbance", &d.dist_id, &d.geometry)?)?
             ],
         )?;
         Ok(())

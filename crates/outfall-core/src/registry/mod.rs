@@ -23,7 +23,7 @@ mod versioned;
 pub use application::{read_application, Application};
 pub use convert::{records_from_catalog, site_layers};
 pub use gpkg::GeoPackage;
-pub use live::{Live, Snapshot};
+pub use live::{CheckCounts, Checking, Live, Snapshot};
 pub use token::{AccessRole, Caller, TokenRecord};
 pub use typed::{
     drawn_fields, join_parcel_ids, normalize, roles_of, CODED_FIELDS, OFFICER_FINDINGS,
@@ -63,8 +63,9 @@ pub const STATUSES: [&str; 6] = crate::claims::STATUS_CODES;
 pub struct SiteRecord {
     pub site_id: String,
     pub properties: Map<String, Value>,
+    /// None when the site has no drawn boundary.
     #[serde(skip)]
-    pub boundary: Option<Geometry<f64>>,
+    pub boundary: Option<Stored<Geometry<f64>>>,
     /// Bumped by every change; the `ETag` of the site.
     pub version: i64,
     /// The date the site was retired (`DELETE`); the row is kept.
@@ -83,7 +84,25 @@ pub struct DisturbanceRecord {
     pub start: Option<String>,
     pub end: Option<String>,
     pub properties: Map<String, Value>,
-    pub geometry: Geometry<f64>,
+    pub geometry: Stored<Geometry<f64>>,
+}
+
+/// A geometry as a store read it, or why it could not be read: a row written by another
+/// program (QGIS, sqlite3, psql) may hold a blob that is no geometry. Its row still loads,
+/// so its site stays listed, and the reason is shown as a problem of that site's record.
+pub type Stored<T> = std::result::Result<T, String>;
+
+/// A stored geometry to be written back: one that could not be read cannot be.
+pub fn stored_geometry<'a>(
+    what: &str,
+    id: &str,
+    g: &'a Stored<Geometry<f64>>,
+) -> Result<&'a Geometry<f64>> {
+    g.as_ref().map_err(|e| {
+        crate::error::Error::Input(format!(
+            "{what} {id}: its stored geometry could not be read ({e}), so it cannot be written"
+        ))
+    })
 }
 
 /// One row of the audit trail: who changed what, when, from which value to which.

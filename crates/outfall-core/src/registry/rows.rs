@@ -3,7 +3,6 @@
 //! rather than one per store and statement; the stores differ only in `SqlStyle`.
 
 use super::{SiteRecord, SITE_COLUMNS};
-use crate::error::Error;
 use crate::record::{Inspection, Listing, RainfallDay};
 use chrono::NaiveDate;
 use serde_json::{Map, Value};
@@ -203,14 +202,6 @@ pub fn parse_json(text: &str) -> Map<String, Value> {
 /// An audit value as stored: JSON, or (written by another program) plain text.
 pub fn audit_value(text: Option<String>) -> Option<Value> {
     text.map(|t| serde_json::from_str(&t).unwrap_or(Value::String(t)))
-}
-
-/// A stored geometry the store could not decode.
-pub fn bad_geometry(store: &str, table: &str, id: &str, e: impl std::fmt::Display) -> Error {
-    Error::Registry {
-        store: format!("{store} table {table}"),
-        reason: format!("feature {id}: unreadable geometry: {e}"),
-    }
 }
 
 /// A stored date, or the problem that makes its row unreadable (`bounds::parse_date`: the

@@ -7,12 +7,18 @@ use crate::law::prose::prose;
 use crate::law::{or3, Decision};
 use crate::vocabulary::causes::CauseVocabulary;
 
+/// The causes of a listed water that are pollutants of concern under the construction
+/// reading: the cause vocabulary's sediment and nutrient terms and `construction_pollutants`,
+/// matched as whole terms. The report lists them beside each listed water whatever reading
+/// the rules choose; the judgement is made here only.
+pub fn construction_causes(causes: &[String], r: &Rules) -> Vec<String> {
+    CauseVocabulary::with_extra(&r.construction_pollutants).causes_matching(causes)
+}
+
 /// The pollutants of concern among a listed water's causes, under the configured reading.
 fn pollutants_of_concern(w: &Impaired, r: &Rules) -> Vec<String> {
     match r.condition_a_causes {
-        CauseReading::Construction => {
-            CauseVocabulary::with_extra(&r.construction_pollutants).causes_matching(&w.causes)
-        }
+        CauseReading::Construction => construction_causes(&w.causes, r),
         CauseReading::Any => w.causes.clone(),
     }
 }
