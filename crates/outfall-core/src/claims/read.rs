@@ -8,6 +8,7 @@ use super::{
     SwpppApproval,
 };
 use crate::load::{split_list, value_text};
+use crate::record::code_of;
 use crate::vocabulary::normalize;
 use crate::vocabulary::site::{lookup, Vocabulary};
 use chrono::NaiveDate;
@@ -277,21 +278,6 @@ fn read_evidence(get: &dyn Fn(&str) -> Option<Value>, problems: &mut Vec<String>
         existing_structure: flag(get, "existing_structure", problems),
         activity_only: flag(get, "activity_only", problems),
     }
-}
-
-/// The (5) letter a claim names: the letter in any of its written forms ("c", "(c)", "5c",
-/// "(5)(c)", "§230-20 D(5)(c)"), or a whole phrase of the exemption vocabulary.
-pub fn code_of(claim: &str, vocab: &Vocabulary) -> Option<char> {
-    let n = normalize(claim);
-    let bare = n.strip_prefix("230 20 d ").unwrap_or(&n);
-    let bare = bare
-        .strip_prefix("5 ")
-        .or_else(|| bare.strip_prefix('5'))
-        .unwrap_or(bare);
-    if bare.len() == 1 {
-        return bare.chars().next().filter(|c| ('a'..='k').contains(c));
-    }
-    lookup(&vocab.exemption, claim).and_then(|c| c.chars().next())
 }
 
 fn read_exemptions(
