@@ -203,6 +203,36 @@ fn every_word_for_construction_under_way_keeps_a_site_on_the_calendar() {
     }
 }
 
+/// A town's column names are its own files': a site of its sites layer is read through
+/// them, a drawn plan (or a batch item) by the record's own names.
+#[test]
+fn a_towns_renamed_columns_apply_to_its_sites_never_to_a_drawn_plan() {
+    let mut town = Town::new().sites(&[(
+        r#""STAT":"active""#,
+        vec![phase("1", "2026-04-01", "2026-09-30", 0.0, 0.0, 6.0)],
+    )]);
+    town.manifest = town.manifest.replacen(
+        "id_field = \"id\"\n",
+        "id_field = \"id\"\nfields = { status = \"STAT\" }\n",
+        1,
+    );
+    let (_dir, cat) = town.open();
+    let site = outfall_core::screening::check_site(&cat, "S1").expect("report");
+    assert_eq!(site.site.status.as_deref(), Some("under_construction"));
+    let plan = outfall_core::load::Feature {
+        id: "plan".into(),
+        geometry: cat.site("S1").unwrap().boundary.clone().unwrap(),
+        properties: serde_json::json!({"status": "active"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+            .into(),
+    };
+    let drawn = outfall_core::screening::check_drawn(&cat, "plan", &[plan], None).unwrap();
+    assert_eq!(drawn.site.status.as_deref(), Some("under_construction"));
+    assert_eq!(drawn.site.status_recorded.as_deref(), Some("active"));
+}
+
 // Class 2: unknown read as "no".
 
 #[test]

@@ -22,7 +22,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         text += &format!(
             "{:<8} {:<40} {:>8.2} ac  peak {:>6.2}  {}\n",
             s.id,
-            s.name.as_deref().unwrap_or(""),
+            s.record.name.as_deref().unwrap_or(""),
             r.disturbance.total_acres,
             r.disturbance.peak_acres,
             r.site.status.as_deref().unwrap_or("")

@@ -54,7 +54,7 @@ pub fn read_items(path: &Path, catalog: &Catalog) -> Result<Vec<Item>> {
         return Ok(groups
             .into_iter()
             .map(|(id, fs)| {
-                let s = Subject::ad_hoc(&id, &fs, None);
+                let s = Subject::ad_hoc(&id, &fs, None, &catalog.manifest.words);
                 Item::AdHoc(id, Box::new(s))
             })
             .collect());

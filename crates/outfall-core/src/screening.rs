@@ -53,7 +53,7 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
         catalog,
         f.bbox,
         &site_polygons(subject),
-        subject.outfall,
+        subject.outfall(),
         w.entry.reach_id.as_deref(),
         &w.downstream,
         w.listed.first().map(|l| l.reach_id.as_str()),
@@ -130,9 +130,9 @@ fn impaired_water(l: facts::Impaired, r: &Rules) -> ImpairedWater {
 fn site_info(subject: &Subject, f: &Facts) -> SiteInfo {
     let c = &f.claims;
     SiteInfo {
-        id: subject.id.clone(),
+        id: subject.id().to_string(),
         kind: subject.kind,
-        name: subject.name.clone(),
+        name: subject.name().map(String::from),
         status: c.status.known().map(|s| s.as_str().to_string()),
         status_recorded: c.status_recorded.clone(),
         address: c.address.clone(),
@@ -210,7 +210,11 @@ pub fn check_drawn(
     outfall: Option<geo_types::Point<f64>>,
 ) -> Result<Report> {
     refuse_impossible(catalog, features, outfall)?;
-    Ok(check(catalog, &Subject::ad_hoc(id, features, outfall)))
+    let words = &catalog.manifest.words;
+    Ok(check(
+        catalog,
+        &Subject::ad_hoc(id, features, outfall, words),
+    ))
 }
 
 /// The refusals of `check_drawn`, for a caller that builds its own subject.

@@ -9,7 +9,7 @@ use crate::area::{self, PhaseAcres, PhaseOverlap};
 use crate::catalog::Catalog;
 use crate::claims::{ExemptionClaim, SiteStatus, Sourced, Stated, SwpppApproval};
 use crate::config::Role;
-use crate::load::{value_text, Feature};
+use crate::load::Feature;
 use crate::subject::{Subject, SubjectKind, WHOLE_PARCEL};
 use chrono::NaiveDate;
 use geo::{BoundingRect, Contains, Intersects};
@@ -111,13 +111,6 @@ pub fn value_tristate(v: Option<&Value>) -> Option<bool> {
     }
 }
 
-/// Column names of the site record: the first sites layer's renames, else the plain names.
-fn column<'a>(catalog: &'a Catalog, key: &'a str) -> &'a str {
-    catalog
-        .layer(Role::Sites)
-        .map_or(key, |l| l.config.field(key))
-}
-
 /// The parcels a subject covers: those it names, else those its disturbance (or footprint)
 /// meets, from every parcels layer.
 fn subject_parcels<'a>(
@@ -126,10 +119,10 @@ fn subject_parcels<'a>(
     probe: Option<&Geometry<f64>>,
 ) -> Vec<(&'a crate::layer::Layer, &'a Feature)> {
     let layers = catalog.layers_of(Role::Parcels);
-    if !subject.parcel_ids.is_empty() {
+    if !subject.parcel_ids().is_empty() {
         let layers: Vec<_> = layers.collect();
         return subject
-            .parcel_ids
+            .parcel_ids()
             .iter()
             .filter_map(|id| layers.iter().find_map(|l| l.get(id).map(|f| (*l, f))))
             .collect();
@@ -236,7 +229,7 @@ fn refused_inputs(catalog: &Catalog, subject: &Subject) -> Vec<String> {
     catalog
         .layers_of(Role::Disturbance)
         .flat_map(|l| &l.problems)
-        .filter(|p| p.site.as_deref() == Some(subject.id.as_str()))
+        .filter(|p| p.site.as_deref() == Some(subject.id()))
         .map(|p| format!("disturbance {} ({}): {}", p.feature, p.path, p.reason))
         .collect()
 }
@@ -260,10 +253,10 @@ pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
     let parcels = subject_parcels(catalog, subject, footprint.as_ref());
     let claims = claims_of(catalog, subject, &parcels);
     let acreage = acreage_of(catalog, subject, plan, disturbed, &parcels, &claims);
-    let water = if subject.outfall_unreadable {
+    let water = if subject.outfall_unreadable() {
         water::gather_unreadable_outfall(catalog, footprint.as_ref())
     } else {
-        water::gather(catalog, footprint.as_ref(), subject.outfall)
+        water::gather(catalog, footprint.as_ref(), subject.outfall())
     };
     Facts {
         kind: subject.kind,
@@ -286,35 +279,34 @@ fn claims_of(
     parcels: &[(&crate::layer::Layer, &Feature)],
 ) -> Claims {
     let rules = &catalog.manifest.rules;
-    let get = |key: &str| subject.attributes.get(column(catalog, key)).cloned();
-    let record = crate::claims::read_claims(&get, &catalog.manifest.words);
-    let text = |key: &'static str| get(key).as_ref().and_then(value_text);
+    let record = &subject.record;
+    let (single_family, agricultural) = record.land_use_said();
     Claims {
-        status: record.status,
-        status_recorded: text("status"),
-        address: text("address"),
-        applicant: text("applicant"),
+        status: record.status.value.clone(),
+        status_recorded: record.status.recorded.clone(),
+        address: record.address.clone(),
+        applicant: record.applicant.clone(),
         single_family: record_or_class(
-            record.single_family,
+            single_family,
             class_fallback(parcels, &rules.single_family_classes),
         ),
         agricultural: record_or_class(
-            record.agricultural,
+            agricultural,
             class_fallback(parcels, &rules.agricultural_classes),
         ),
         common_plan: record.common_plan,
         common_plan_acres: record.common_plan_acres,
-        swppp_approval: record.approval,
-        exemptions: record.exemptions,
+        swppp_approval: record.swppp_approval.clone(),
+        exemptions: record.exemption_claims.clone(),
         officer_record: subject.kind != SubjectKind::Drawn,
         parcel_ids: parcels.iter().map(|(_, p)| p.id.clone()).collect(),
         unknown_parcels: subject
-            .parcel_ids
+            .parcel_ids()
             .iter()
             .filter(|id| !parcels.iter().any(|(_, p)| &p.id == *id))
             .cloned()
             .collect(),
-        problems: record.problems,
+        problems: record.problems.clone(),
     }
 }
 

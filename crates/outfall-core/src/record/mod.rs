@@ -4,6 +4,7 @@
 //! inspection calendar (which reads it). Plain data: no storage, no judgement.
 
 mod declare;
+mod edges;
 mod fields;
 mod legacy;
 mod site;
