@@ -128,27 +128,32 @@ fn impaired_water(l: facts::Impaired, r: &Rules) -> ImpairedWater {
 
 /// The report's site block: who and what the subject is, and what its record claims.
 fn site_info(subject: &Subject, f: &Facts) -> SiteInfo {
-    let c = &f.claims;
+    let c = &f.record;
+    let approval = c.swppp_approval.known();
     SiteInfo {
         id: subject.id().to_string(),
         kind: subject.kind,
         name: subject.name().map(String::from),
-        status: c.status.known().map(|s| s.as_str().to_string()),
-        status_recorded: c.status_recorded.clone(),
+        status: c.status.code().map(String::from),
+        status_recorded: c.status.recorded.clone(),
         address: c.address.clone(),
         applicant: c.applicant.clone(),
-        single_family: c.single_family.value,
-        single_family_source: c.single_family.source.clone(),
-        agricultural: c.agricultural.value,
-        agricultural_source: c.agricultural.source.clone(),
+        single_family: f.land.single_family.value,
+        single_family_source: f.land.single_family.source.clone(),
+        agricultural: f.land.agricultural.value,
+        agricultural_source: f.land.agricultural.source.clone(),
         common_plan: c.common_plan,
         common_plan_acres: c.common_plan_acres,
-        approved_swppp: c.swppp_approval.known().is_some_and(|a| a.approved()),
-        swppp_approval: c.swppp_approval.known().cloned(),
-        exemptions: c.exemptions.iter().map(|e| e.stated.clone()).collect(),
-        exemption_claims: c.exemptions.clone(),
+        approved_swppp: approval.is_some_and(|a| a.approved()),
+        swppp_approval: approval.cloned(),
+        exemptions: c
+            .exemption_claims
+            .iter()
+            .map(|e| e.stated.clone())
+            .collect(),
+        exemption_claims: c.exemption_claims.clone(),
         record_problems: c.problems.clone(),
-        parcel_ids: c.parcel_ids.clone(),
+        parcel_ids: f.parcels.covered.clone(),
         bbox: f.bbox,
     }
 }
