@@ -25,7 +25,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             s.record.name.as_deref().unwrap_or(""),
             r.disturbance.total_acres,
             r.disturbance.peak_acres,
-            r.site.status.as_deref().unwrap_or("")
+            r.site.status().unwrap_or("")
         );
     }
     // A closed pipe (`outfall sites | head`) ends the listing, not the process.

@@ -152,7 +152,7 @@ impl Row {
                 let sources = |rule: RuleId| rep.sources_text(rule);
                 Row {
                     id: id.to_string(),
-                    name: rep.site.name.clone().unwrap_or_default(),
+                    name: rep.site.name().map(String::from).unwrap_or_default(),
                     total_acres: format!("{:.3}", rep.disturbance.total_acres),
                     peak_acres: format!("{:.3}", rep.disturbance.peak_acres),
                     peak_date: rep
@@ -189,9 +189,9 @@ impl Row {
                     swppp_source: rec.swppp_source,
                     exemption_codes: rec.exemption_codes,
                     exemptions_verified: rec.exemptions_verified,
-                    single_family: tri(rep.site.single_family),
+                    single_family: tri(rep.site.single_family()),
                     single_family_source: rec.single_family_source,
-                    agricultural: tri(rep.site.agricultural),
+                    agricultural: tri(rep.site.agricultural()),
                     agricultural_source: rec.agricultural_source,
                     exemption_sources: sources(RuleId::Exemption),
                     land_development_activity_sources: sources(RuleId::LandDevelopmentActivity),

@@ -5,12 +5,14 @@ use crate::area::{PhaseAcres, PhaseOverlap};
 pub use crate::facts::{DivergenceInfo, Jurisdiction, Reach, ReceivingWater, TmdlWatershed};
 pub use crate::law::Finding;
 use crate::load::{LoadProblem, SourceInfo};
-use crate::subject::SubjectKind;
 use chrono::NaiveDate;
 use serde::Serialize;
 use std::sync::Arc;
 
+mod site;
 mod text;
+
+pub use site::SiteInfo;
 
 pub use text::trace_path;
 
@@ -65,42 +67,6 @@ pub struct ImpairedWater {
     pub construction_causes: Vec<String>,
     /// It is the first receiving water.
     pub first_receiving: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SiteInfo {
-    pub id: String,
-    /// "site", "parcel" or "drawn".
-    pub kind: SubjectKind,
-    pub name: Option<String>,
-    /// The status code of the closed list (planned, approved, under_construction,
-    /// stabilized, closed, withdrawn); None when not recorded or in words no vocabulary knows.
-    pub status: Option<String>,
-    /// The status as the record words it ("active", "in progress").
-    pub status_recorded: Option<String>,
-    pub address: Option<String>,
-    pub applicant: Option<String>,
-    /// The work is the construction of a single-family residence; None when no source says.
-    pub single_family: Option<bool>,
-    /// Which source decided it: "site record: land_use", "parcel class 210".
-    pub single_family_source: Option<String>,
-    pub agricultural: Option<bool>,
-    pub agricultural_source: Option<String>,
-    pub common_plan: Option<bool>,
-    pub common_plan_acres: Option<f64>,
-    /// An approved SWPPP is recorded.
-    pub approved_swppp: bool,
-    /// The recorded decision: decision, date, reference, approving body and source.
-    pub swppp_approval: Option<crate::claims::SwpppApproval>,
-    /// The claimed (5) exemptions as written.
-    pub exemptions: Vec<String>,
-    /// The same claims typed: code, evidence, who verified them and when.
-    pub exemption_claims: Vec<crate::claims::ExemptionClaim>,
-    /// Values of the site record no vocabulary knows, each naming its field.
-    pub record_problems: Vec<String>,
-    pub parcel_ids: Vec<String>,
-    /// [min lon, min lat, max lon, max lat]
-    pub bbox: Option<[f64; 4]>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -229,18 +195,13 @@ impl Report {
     /// The typed site record, flat.
     pub fn record_columns(&self) -> RecordColumns {
         let site = &self.site;
-        let a = site.swppp_approval.as_ref();
+        let a = site.swppp_approval();
         let word = |v: serde_json::Value| v.as_str().map(String::from);
-        let claims = &site.exemption_claims;
-        let label = |c: &crate::claims::ExemptionClaim| {
+        let claims = site.exemption_claims();
+        let label = |c: &crate::record::ExemptionClaim| {
             c.code.map_or_else(|| c.stated.clone(), |l| l.to_string())
         };
-        // The exemption finding's per-claim outcomes, in the order of the claims.
-        let outcomes: Vec<Option<bool>> = self
-            .finding(crate::law::RuleId::Exemption)
-            .and_then(|f| f.facts.get("verified"))
-            .and_then(|v| serde_json::from_value(v.clone()).ok())
-            .unwrap_or_default();
+        let outcomes = &site.outcomes.verified;
         let verified: Vec<String> = claims
             .iter()
             .enumerate()
@@ -255,8 +216,8 @@ impl Report {
             .collect();
         let joined = |v: Vec<String>| (!v.is_empty()).then(|| v.join(";"));
         RecordColumns {
-            status: site.status.clone(),
-            status_recorded: site.status_recorded.clone(),
+            status: site.status().map(String::from),
+            status_recorded: site.status_recorded().map(String::from),
             swppp_decision: a.map(|a| a.decision.as_str().to_string()),
             swppp_approval_date: a.and_then(|a| a.date).map(|d| d.to_string()),
             swppp_reference: a.and_then(|a| a.reference.clone()),
@@ -267,8 +228,8 @@ impl Report {
             swppp_source: a.map(|a| a.source.clone()),
             exemption_codes: joined(claims.iter().map(label).collect()),
             exemptions_verified: joined(verified),
-            single_family_source: site.single_family_source.clone(),
-            agricultural_source: site.agricultural_source.clone(),
+            single_family_source: site.single_family_source().map(String::from),
+            agricultural_source: site.agricultural_source().map(String::from),
         }
     }
 }
