@@ -204,14 +204,9 @@ fn record_properties(r: &Report) -> Map<String, Value> {
             .finding(crate::law::RuleId::ActiveWithoutApproval)
             .and_then(|f| f.met)),
     );
-    if let Ok(Value::Object(rec)) = serde_json::to_value(r.record_columns()) {
-        for (k, v) in rec {
-            let k = if k == "status" {
-                "status_code".into()
-            } else {
-                k
-            };
-            record.insert(k, v);
+    for (field, shape, v) in r.flat_record() {
+        if let Some(name) = shape.served {
+            record.insert(name.of(field).into_owned(), json!(v));
         }
     }
     for (rule, column) in crate::report::SOURCE_COLUMNS {

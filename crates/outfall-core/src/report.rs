@@ -12,6 +12,8 @@ use std::sync::Arc;
 mod site;
 mod text;
 
+use crate::record::{Field, FlatShape};
+
 pub use site::SiteInfo;
 
 pub use text::trace_path;
@@ -135,33 +137,6 @@ pub struct DataInfo {
     pub outfall_version: &'static str,
 }
 
-/// The typed site record flat, one text per field, for CSV rows and GeoJSON properties (the
-/// batch CSV, the disturbance export and the sites collection): `None` is an empty CSV cell
-/// or a JSON `null`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct RecordColumns {
-    /// The status code of the closed list ("under_construction").
-    pub status: Option<String>,
-    /// The status as the record words it ("active").
-    pub status_recorded: Option<String>,
-    /// approved, denied, pending or withdrawn.
-    pub swppp_decision: Option<String>,
-    pub swppp_approval_date: Option<String>,
-    pub swppp_reference: Option<String>,
-    /// planning_board, town_board or officer.
-    pub swppp_approved_by: Option<String>,
-    /// Where the approval was read: "swppp_approval", "approved_swppp text '...'".
-    pub swppp_source: Option<String>,
-    /// The (5) letters claimed, `;`-separated ("c;k"); a claim naming no letter as written.
-    pub exemption_codes: Option<String>,
-    /// Each claim's outcome: "c:unverified;k:unverified" (verified, does_not_apply,
-    /// unverified).
-    pub exemptions_verified: Option<String>,
-    /// Which source decided the land use: "site record: land_use", "parcel class 210".
-    pub single_family_source: Option<String>,
-    pub agricultural_source: Option<String>,
-}
-
 /// The findings whose deciding sources the flat outputs carry, with their column names
 /// (`<rule>_sources`).
 pub const SOURCE_COLUMNS: [(crate::law::RuleId, &str); 7] = [
@@ -192,44 +167,10 @@ impl Report {
         self.finding(id).map(|f| f.sources.join("; "))
     }
 
-    /// The typed site record, flat.
-    pub fn record_columns(&self) -> RecordColumns {
-        let site = &self.site;
-        let a = site.swppp_approval();
-        let word = |v: serde_json::Value| v.as_str().map(String::from);
-        let claims = site.exemption_claims();
-        let label = |c: &crate::record::ExemptionClaim| {
-            c.code.map_or_else(|| c.stated.clone(), |l| l.to_string())
-        };
-        let outcomes = &site.outcomes.verified;
-        let verified: Vec<String> = claims
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let outcome = match outcomes.get(i).copied().flatten() {
-                    Some(true) => "verified",
-                    Some(false) => "does_not_apply",
-                    None => "unverified",
-                };
-                format!("{}:{outcome}", label(c))
-            })
-            .collect();
-        let joined = |v: Vec<String>| (!v.is_empty()).then(|| v.join(";"));
-        RecordColumns {
-            status: site.status().map(String::from),
-            status_recorded: site.status_recorded().map(String::from),
-            swppp_decision: a.map(|a| a.decision.as_str().to_string()),
-            swppp_approval_date: a.and_then(|a| a.date).map(|d| d.to_string()),
-            swppp_reference: a.and_then(|a| a.reference.clone()),
-            swppp_approved_by: a
-                .and_then(|a| a.body)
-                .and_then(|b| serde_json::to_value(b).ok())
-                .and_then(word),
-            swppp_source: a.map(|a| a.source.clone()),
-            exemption_codes: joined(claims.iter().map(label).collect()),
-            exemptions_verified: joined(verified),
-            single_family_source: site.single_family_source().map(String::from),
-            agricultural_source: site.agricultural_source().map(String::from),
-        }
+    /// The typed site record flat, one text per column (`None`: an empty CSV cell, a JSON
+    /// `null`), for the batch CSV, the disturbance export and the served sites: each column
+    /// with its field and its names, in the declaration's `flat(...)` order.
+    pub fn flat_record(&self) -> Vec<(&'static Field, &'static FlatShape, Option<String>)> {
+        self.site.record.flat(&self.site.outcomes)
     }
 }
