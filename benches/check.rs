@@ -44,6 +44,7 @@ fn site_near(x: f64, y: f64) -> Subject {
             properties: Default::default(),
         }],
         None,
+        &Default::default(),
     )
 }
 

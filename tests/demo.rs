@@ -269,12 +269,13 @@ fn every_demo_site_matches_the_documented_results() {
         );
         // The typed site record: the status code and the word recorded, the SWPPP decision
         // and where it was read, and the finding on work under way without an approval.
-        assert_eq!(r.site.status, e.status, "{ctx} status code");
+        assert_eq!(r.site.status(), e.status.as_deref(), "{ctx} status code");
         assert_eq!(
-            r.site.status_recorded, e.status_recorded,
+            r.site.status_recorded(),
+            e.status_recorded.as_deref(),
             "{ctx} status as recorded"
         );
-        let got = r.site.swppp_approval.as_ref().map(|a| Approval {
+        let got = r.site.swppp_approval().as_ref().map(|a| Approval {
             decision: a.decision.as_str().to_string(),
             date: a.date.map(|d| d.to_string()),
             reference: a.reference.clone(),
@@ -289,7 +290,7 @@ fn every_demo_site_matches_the_documented_results() {
         });
         assert_eq!(got, e.approval, "{ctx} SWPPP approval");
         assert_eq!(
-            r.site.approved_swppp,
+            r.site.approved_swppp(),
             e.approval
                 .as_ref()
                 .is_some_and(|a| a.decision == "approved"),
@@ -330,13 +331,13 @@ fn every_demo_site_matches_the_documented_results() {
             .sources;
         for (fact, value, source) in &e.land_use {
             let (got, got_source) = match fact.as_str() {
-                "single_family" => (r.site.single_family, &r.site.single_family_source),
-                "agricultural" => (r.site.agricultural, &r.site.agricultural_source),
+                "single_family" => (r.site.single_family(), r.site.single_family_source()),
+                "agricultural" => (r.site.agricultural(), r.site.agricultural_source()),
                 other => panic!("{ctx}: unknown land-use fact {other}"),
             };
             assert_eq!(
                 (got, got_source),
-                (*value, source),
+                (*value, source.as_deref()),
                 "{ctx} {fact} and its source"
             );
             if let Some(s) = source {
@@ -347,7 +348,7 @@ fn every_demo_site_matches_the_documented_results() {
             }
         }
         // Each claimed exemption by its (5) letter, and the verdict on it in the finding.
-        let letters: Vec<Option<char>> = r.site.exemption_claims.iter().map(|x| x.code).collect();
+        let letters: Vec<Option<char>> = r.site.exemption_claims().iter().map(|x| x.code).collect();
         let want: Vec<Option<char>> = e.claims.iter().map(|x| Some(x.0)).collect();
         assert_eq!(letters, want, "{ctx} exemption claims");
         let ex = r

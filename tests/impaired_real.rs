@@ -46,7 +46,7 @@ fn site_at_headwater(cat: &Catalog, comid: &str) -> Subject {
         geometry: Geometry::Polygon(poly),
         properties: Map::new().into(),
     };
-    Subject::ad_hoc(&format!("site-{comid}"), &[feat], None)
+    Subject::ad_hoc(&format!("site-{comid}"), &[feat], None, &Default::default())
 }
 
 #[test]
@@ -127,8 +127,7 @@ fn condition_a_scope_rule_changes_the_decision_and_the_report_shows_both_facts()
         return;
     };
     let mut s = site_at_headwater(&cat, "5329291");
-    s.attributes
-        .insert("common_plan".into(), serde_json::Value::Bool(true));
+    std::sync::Arc::make_mut(&mut s.record).common_plan = Some(true);
     let r = check(&cat, &s);
     let f = r.findings.iter().find(|f| f.rule == "condition_a").unwrap();
     assert_eq!(
@@ -149,8 +148,7 @@ fn condition_a_scope_rule_changes_the_decision_and_the_report_shows_both_facts()
     };
     let mut s = site_at_headwater(&wide, "5329291");
     // A small lot that is part of a larger common plan is a land development activity.
-    s.attributes
-        .insert("common_plan".into(), serde_json::Value::Bool(true));
+    std::sync::Arc::make_mut(&mut s.record).common_plan = Some(true);
     let r = check(&wide, &s);
     assert_eq!(r.conditions.land_development_activity, Some(true));
     assert_eq!(r.conditions.a, Some(true));
@@ -194,6 +192,7 @@ fn a_site_far_from_any_water_gets_a_finding_not_an_error() {
             properties: Map::new().into(),
         }],
         None,
+        &Default::default(),
     );
     let r = check(&cat, &s);
     assert_eq!(r.entry.rule, "none");
@@ -217,7 +216,8 @@ fn outfall_point_overrides_the_nearest_water() {
         panic!()
     };
     let mut s = site_at_headwater(&cat, "5329291");
-    s.outfall = Some(Point::from(l.0[1]));
+    std::sync::Arc::make_mut(&mut s.record).outfall =
+        outfall_core::record::Stated::Known(Point::from(l.0[1]));
     let r = check(&cat, &s);
     assert_eq!(r.entry.rule, "outfall_point");
     assert_eq!(r.entry.reach_id.as_deref(), Some("5329359"));

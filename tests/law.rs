@@ -4,11 +4,13 @@
 
 use chrono::NaiveDate;
 use outfall_core::area::{PhaseAcres, PhaseOverlap};
-use outfall_core::claims::{read_claims, SiteStatus, Sourced, Stated, Vocabulary};
 use outfall_core::config::{CauseReading, Clauses, Rules};
 use outfall_core::facts::*;
 use outfall_core::law::{self, RuleId};
+use outfall_core::record::{Coded, Site, SiteStatus, Sourced, Stated};
 use outfall_core::subject::SubjectKind;
+use outfall_core::vocabulary::site::Vocabulary;
+use std::sync::Arc;
 
 /// A 2-acre site inside the town, entering an unlisted stream 100 m away, with every layer
 /// loaded and nothing claimed.
@@ -65,21 +67,22 @@ fn base() -> Facts {
             tmdl_footprint: vec![],
             sewer: None,
         },
-        claims: Claims {
-            status: Stated::Known(SiteStatus::UnderConstruction),
-            status_recorded: Some("active".into()),
-            address: None,
-            applicant: None,
+        record: Arc::new(Site {
+            id: "S".into(),
+            status: Coded {
+                value: Stated::Known(SiteStatus::UnderConstruction),
+                recorded: Some("active".into()),
+            },
+            common_plan: Some(false),
+            ..Site::default()
+        }),
+        land: LandFacts {
             single_family: said(false),
             agricultural: said(false),
-            common_plan: Some(false),
-            common_plan_acres: None,
-            swppp_approval: Stated::NotRecorded,
-            exemptions: vec![],
-            officer_record: true,
-            parcel_ids: vec![],
-            unknown_parcels: vec![],
-            problems: vec![],
+        },
+        parcels: ParcelFacts {
+            covered: vec![],
+            unknown: vec![],
         },
         bbox: None,
     }
@@ -100,27 +103,33 @@ fn unsaid() -> Sourced {
     }
 }
 
+/// The facts' record, to change by hand (the base's is shared with no one).
+fn rec(f: &mut Facts) -> &mut Site {
+    Arc::make_mut(&mut f.record)
+}
+
 /// Re-reads the typed record from attributes as a data set would give them, keeping the
 /// base's facts for the fields the attributes do not mention.
 fn record(f: &mut Facts, attrs: serde_json::Value) {
     let m = attrs.as_object().cloned().unwrap_or_default();
-    let get = |k: &str| m.get(k).cloned();
-    let c = read_claims(&get, &Vocabulary::default());
+    let c = Site::from_properties("S", &m, &Vocabulary::default());
+    let (single_family, agricultural) = c.land_use_said();
     let has = |k: &str| m.contains_key(k);
+    let r = rec(f);
     if has("status") {
-        f.claims.status = c.status;
+        r.status = c.status;
     }
     if has("approved_swppp") || has("swppp_approval") {
-        f.claims.swppp_approval = c.approval;
+        r.swppp_approval = c.swppp_approval;
     }
-    f.claims.exemptions = c.exemptions;
-    if c.agricultural.value.is_some() {
-        f.claims.agricultural = c.agricultural;
+    r.exemption_claims = c.exemption_claims;
+    r.problems = c.problems;
+    if agricultural.value.is_some() {
+        f.land.agricultural = agricultural;
     }
-    if c.single_family.value.is_some() {
-        f.claims.single_family = c.single_family;
+    if single_family.value.is_some() {
+        f.land.single_family = single_family;
     }
-    f.claims.problems = c.problems;
 }
 
 fn phase(name: &str, acres: f64, start: Option<&str>, end: Option<&str>) -> PhaseAcres {
@@ -196,9 +205,9 @@ fn land_development_activity_at_one_acre_or_a_common_plan() {
     assert_eq!(met(L, &acres(base(), 0.99)), Some(false));
     assert_eq!(met(L, &acres(base(), 1.0)), Some(true));
     let mut lot = acres(base(), 0.5);
-    lot.claims.common_plan = Some(true);
+    rec(&mut lot).common_plan = Some(true);
     assert_eq!(met(L, &lot), Some(true));
-    lot.claims.common_plan = None;
+    rec(&mut lot).common_plan = None;
     let d = check(L, &lot, &r());
     assert_eq!(
         d.met, None,
@@ -206,7 +215,7 @@ fn land_development_activity_at_one_acre_or_a_common_plan() {
     );
     assert!(d.missing[0].contains("common_plan"), "{:?}", d.missing);
     let mut nothing = acres(base(), 0.0);
-    nothing.claims.common_plan = Some(true);
+    rec(&mut nothing).common_plan = Some(true);
     assert_eq!(met(L, &nothing), Some(false));
     let mut unrecorded = acres(base(), 0.0);
     unrecorded.acreage.recorded = false;
@@ -243,17 +252,17 @@ fn condition_c_from_one_to_under_five_acres_with_its_exclusions() {
         assert_eq!(met(C, &acres(base(), a)), Some(want), "{a} acres");
     }
     let mut sf = acres(base(), 2.0);
-    sf.claims.single_family = said(true);
+    sf.land.single_family = said(true);
     assert_eq!(met(C, &sf), Some(false));
     let mut unknown = acres(base(), 2.0);
-    unknown.claims.single_family = unsaid();
+    unknown.land.single_family = unsaid();
     let d = check(C, &unknown, &r());
     assert_eq!(d.met, None, "no statement of land use: {}", d.reason);
     assert!(d.missing.iter().any(|m| m.contains("single-family")));
-    unknown.claims.agricultural = unsaid();
+    unknown.land.agricultural = unsaid();
     assert_eq!(met(C, &unknown), None);
     let mut ag = acres(base(), 2.0);
-    ag.claims.agricultural = said(true);
+    ag.land.agricultural = said(true);
     let d = check(C, &ag, &r());
     assert_eq!(d.met, Some(false));
     assert!(d.reason.contains("agricultural"), "{}", d.reason);
@@ -262,13 +271,13 @@ fn condition_c_from_one_to_under_five_acres_with_its_exclusions() {
 #[test]
 fn a_common_plan_lot_is_judged_by_the_plans_acreage_when_given() {
     let mut lot = acres(base(), 0.6);
-    lot.claims.common_plan = Some(true);
+    rec(&mut lot).common_plan = Some(true);
     assert_eq!(met(RuleId::ConditionC, &lot), Some(false));
     let d = check(RuleId::ConditionC, &lot, &r());
     assert!(d.reason.contains("common_plan_acres"), "{}", d.reason);
-    lot.claims.common_plan_acres = Some(3.0);
+    rec(&mut lot).common_plan_acres = Some(3.0);
     assert_eq!(met(RuleId::ConditionC, &lot), Some(true));
-    lot.claims.common_plan_acres = Some(12.0);
+    rec(&mut lot).common_plan_acres = Some(12.0);
     assert_eq!(met(RuleId::ConditionC, &lot), Some(false));
     assert_eq!(met(RuleId::ConditionB, &lot), Some(true));
 }
@@ -321,7 +330,7 @@ fn five_acres_at_one_time_needs_a_recorded_approval_to_exceed() {
         serde_json::json!({"approved_swppp": "see the file"}),
     );
     assert_eq!(met(F, &f), None, "words no vocabulary knows");
-    f.claims.swppp_approval = Stated::NotRecorded;
+    rec(&mut f).swppp_approval = Stated::NotRecorded;
     f.acreage.before_approval = None;
     f.acreage.phases = vec![phase("1", 4.0, None, None), phase("2", 4.0, None, None)];
     f.acreage.undated_phases = vec!["1".into(), "2".into()];
@@ -428,7 +437,7 @@ fn every_exemption_code_with_and_without_its_condition() {
         .unwrap_or_default();
     let claim = |attrs: serde_json::Value, acres_disturbed: f64| {
         let mut f = acres(base(), acres_disturbed);
-        f.claims.agricultural = unsaid();
+        f.land.agricultural = unsaid();
         record(&mut f, attrs);
         check(RuleId::Exemption, &f, &rules).met
     };
@@ -710,7 +719,7 @@ fn an_unknown_receiving_water_leaves_condition_a_and_its_consequences_undetermin
 #[test]
 fn inspections_only_under_a_b_or_c_and_with_the_laws_schedule() {
     let mut lot = acres(base(), 0.6);
-    lot.claims.common_plan = Some(true);
+    rec(&mut lot).common_plan = Some(true);
     assert_eq!(met(RuleId::LandDevelopmentActivity, &lot), Some(true));
     assert_eq!(
         met(RuleId::Inspections, &lot),
@@ -755,7 +764,7 @@ fn an_active_site_without_a_recorded_approval_is_flagged() {
     assert_eq!(d.met, Some(true), "a denial is no approval: {}", d.reason);
     record(&mut f, serde_json::json!({"approved_swppp": "see file"}));
     assert_eq!(met(W, &f), None, "words no vocabulary knows");
-    f.claims.swppp_approval = Stated::NotRecorded;
+    rec(&mut f).swppp_approval = Stated::NotRecorded;
     for (status, want) in [
         ("planned", Some(false)),
         ("in progress", Some(true)),
@@ -765,7 +774,7 @@ fn an_active_site_without_a_recorded_approval_is_flagged() {
         record(&mut f, serde_json::json!({"status": status}));
         assert_eq!(met(W, &f), want, "status {status}");
     }
-    f.claims.status = Stated::NotRecorded;
+    rec(&mut f).status.value = Stated::NotRecorded;
     let d = check(W, &f, &r());
     assert_eq!(d.met, None, "no status recorded");
     assert!(d.missing.iter().any(|m| m.contains("status")));
@@ -861,14 +870,14 @@ fn a_refused_disturbance_polygon_leaves_acreage_findings_undetermined_not_change
 #[test]
 fn a_parcel_the_data_lacks_leaves_a_class_exclusion_open() {
     let mut f = acres(base(), 2.0);
-    f.claims.single_family = unsaid();
-    f.claims.agricultural = unsaid();
-    f.claims.unknown_parcels = vec!["020.-01-99.0".into()];
+    f.land.single_family = unsaid();
+    f.land.agricultural = unsaid();
+    f.parcels.unknown = vec!["020.-01-99.0".into()];
     let d = check(RuleId::ConditionC, &f, &r());
     assert_eq!(d.met, None);
     assert!(d.missing[0].contains("020.-01-99.0"), "{:?}", d.missing);
     // The site's own record settles it, whatever the parcels say.
-    f.claims.single_family = said(true);
+    f.land.single_family = said(true);
     assert_eq!(met(RuleId::ConditionC, &f), Some(false));
 }
 
@@ -879,13 +888,13 @@ fn a_parcel_the_data_lacks_leaves_a_class_exclusion_open() {
 fn blanking_any_fact_never_flips_a_decided_finding() {
     type Blank = (&'static str, fn(&mut Facts));
     let blanks: [Blank; 10] = [
-        ("status", |f| f.claims.status = Stated::NotRecorded),
+        ("status", |f| rec(f).status.value = Stated::NotRecorded),
         ("approval", |f| {
-            f.claims.swppp_approval = Stated::Unreadable("see file".into())
+            rec(f).swppp_approval = Stated::Unreadable("see file".into())
         }),
-        ("common_plan", |f| f.claims.common_plan = None),
-        ("single_family", |f| f.claims.single_family = unsaid()),
-        ("agricultural", |f| f.claims.agricultural = unsaid()),
+        ("common_plan", |f| rec(f).common_plan = None),
+        ("single_family", |f| f.land.single_family = unsaid()),
+        ("agricultural", |f| f.land.agricultural = unsaid()),
         ("disturbance", |f| {
             f.acreage.recorded = false;
             f.acreage.total_acres = 0.0;
@@ -907,7 +916,7 @@ fn blanking_any_fact_never_flips_a_decided_finding() {
             f.water.listed.clear();
         }),
         ("approval date", |f| {
-            if let Stated::Known(a) = &mut f.claims.swppp_approval {
+            if let Stated::Known(a) = &mut rec(f).swppp_approval {
                 a.date = None;
             }
         }),

@@ -362,7 +362,7 @@ fn an_approval_recorded_as_text_is_an_approval() {
         );
         assert!(r.disturbance.peak_acres > 6.0);
         assert_eq!(r.conditions.five_acre_limit_exceeded, exceeded, "{value}");
-        assert_eq!(r.site.approved_swppp, approved, "{value}");
+        assert_eq!(r.site.approved_swppp(), approved, "{value}");
         assert_eq!(
             finding(&r, RuleId::ActiveWithoutApproval).met,
             active,

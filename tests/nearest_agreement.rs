@@ -116,6 +116,7 @@ fn fast_search_matches_measuring_every_water() {
                 properties: Default::default(),
             }],
             None,
+            &Default::default(),
         );
         let got = check(&cat, &subject);
         let got_waters: Vec<(String, f64)> = got

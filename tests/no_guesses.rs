@@ -80,7 +80,7 @@ fn only_an_approved_decision_waives_the_five_acre_limit() {
         if limit.is_none() {
             assert!(!finding(&r, RuleId::FiveAcreLimit).missing.is_empty());
             assert!(
-                !r.site.record_problems.is_empty(),
+                !r.site.record_problems().is_empty(),
                 "the unknown word is a problem"
             );
         }
@@ -120,7 +120,7 @@ fn an_exemption_is_named_by_a_whole_code_or_phrase_never_a_fragment() {
         .any(|m| m.contains("signage assignment")));
     assert!(r
         .site
-        .record_problems
+        .record_problems()
         .iter()
         .any(|p| p.contains("signage assignment")));
 }
@@ -179,8 +179,8 @@ fn every_word_for_construction_under_way_keeps_a_site_on_the_calendar() {
         ("demolished", None),
     ] {
         let r = six_acres(&format!(r#""status":"{status}","common_plan":false"#));
-        assert_eq!(r.site.status.as_deref(), code, "{status}");
-        assert_eq!(r.site.status_recorded.as_deref(), Some(status));
+        assert_eq!(r.site.status(), code, "{status}");
+        assert_eq!(r.site.status_recorded(), Some(status));
         let due = outfall_core::calendar::CalendarSite::from_report(&r);
         let as_of = chrono::NaiveDate::from_ymd_opt(2026, 5, 1).unwrap();
         let list = outfall_core::calendar::due_list(
@@ -201,6 +201,36 @@ fn every_word_for_construction_under_way_keeps_a_site_on_the_calendar() {
             ),
         }
     }
+}
+
+/// A town's column names are its own files': a site of its sites layer is read through
+/// them, a drawn plan (or a batch item) by the record's own names.
+#[test]
+fn a_towns_renamed_columns_apply_to_its_sites_never_to_a_drawn_plan() {
+    let mut town = Town::new().sites(&[(
+        r#""STAT":"active""#,
+        vec![phase("1", "2026-04-01", "2026-09-30", 0.0, 0.0, 6.0)],
+    )]);
+    town.manifest = town.manifest.replacen(
+        "id_field = \"id\"\n",
+        "id_field = \"id\"\nfields = { status = \"STAT\" }\n",
+        1,
+    );
+    let (_dir, cat) = town.open();
+    let site = outfall_core::screening::check_site(&cat, "S1").expect("report");
+    assert_eq!(site.site.status(), Some("under_construction"));
+    let plan = outfall_core::load::Feature {
+        id: "plan".into(),
+        geometry: cat.site("S1").unwrap().boundary.clone().unwrap(),
+        properties: serde_json::json!({"status": "active"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+            .into(),
+    };
+    let drawn = outfall_core::screening::check_drawn(&cat, "plan", &[plan], None).unwrap();
+    assert_eq!(drawn.site.status(), Some("under_construction"));
+    assert_eq!(drawn.site.status_recorded(), Some("active"));
 }
 
 // Class 2: unknown read as "no".
@@ -309,7 +339,7 @@ fn condition_c_needs_a_land_use_from_some_source() {
     assert_eq!(odd.conditions.c, None);
     assert!(odd
         .site
-        .record_problems
+        .record_problems()
         .iter()
         .any(|p| p.contains("mixed bag")));
 }
@@ -391,15 +421,12 @@ fn the_site_record_decides_land_use_before_the_parcel_class() {
         finding(&record_no, RuleId::ConditionC).reason
     );
     assert_eq!(
-        record_no.site.single_family_source.as_deref(),
+        record_no.site.single_family_source(),
         Some("site record: single_family")
     );
     let silent = town("210", r#""common_plan":false"#);
     assert_eq!(silent.conditions.c, Some(false));
-    assert_eq!(
-        silent.site.single_family_source.as_deref(),
-        Some("parcel class 210")
-    );
+    assert_eq!(silent.site.single_family_source(), Some("parcel class 210"));
     assert!(finding(&silent, RuleId::ConditionC)
         .reason
         .contains("parcel class 210"));

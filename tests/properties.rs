@@ -124,7 +124,10 @@ fn outside_parcels_is_between_zero_and_the_total() {
                     properties: Default::default(),
                 })
                 .collect();
-            let r = check(&cat, &Subject::ad_hoc("p", &feats, None));
+            let r = check(
+                &cat,
+                &Subject::ad_hoc("p", &feats, None, &Default::default()),
+            );
             let d = &r.disturbance;
             prop_assert!(d.outside_parcels_acres >= 0.0);
             prop_assert!(

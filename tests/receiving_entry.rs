@@ -23,6 +23,7 @@ fn tiny_site(x: f64, y: f64) -> Subject {
             properties: Map::new().into(),
         }],
         None,
+        &Default::default(),
     )
 }
 
@@ -98,8 +99,7 @@ fn flowlines_forming_a_cycle_end_the_trace_without_hanging() {
     let cat = Catalog::open(dir.path()).unwrap();
     let mut site = tiny_site(-76.195, 43.1003);
     // A lot in a larger common plan, so the law asks the Condition A question of it.
-    site.attributes
-        .insert("common_plan".into(), serde_json::Value::Bool(true));
+    std::sync::Arc::make_mut(&mut site.record).common_plan = Some(true);
     let r = check(&cat, &site);
     let ids: Vec<&str> = r.downstream.iter().map(|d| d.id.as_str()).collect();
     assert_eq!(ids, ["a", "b", "c"]);

@@ -492,20 +492,24 @@ fn same_as_files(e: &Env) {
             "{}",
             s.id
         );
-        assert_eq!(r.site.status, f.site.status, "{}", s.id);
+        assert_eq!(r.site.status(), f.site.status(), "{}", s.id);
         // The seed stored the files' approval text as an object: the same approval, with
         // its source now the typed field (the audit keeps the text).
-        let approval = |a: &Option<outfall_core::claims::SwpppApproval>| {
-            a.as_ref()
-                .map(|a| (a.decision, a.date, a.reference.clone(), a.body))
+        let approval = |a: Option<&outfall_core::record::SwpppApproval>| {
+            a.map(|a| (a.decision, a.date, a.reference.clone(), a.body))
         };
         assert_eq!(
-            approval(&r.site.swppp_approval),
-            approval(&f.site.swppp_approval),
+            approval(r.site.swppp_approval()),
+            approval(f.site.swppp_approval()),
             "{}",
             s.id
         );
-        assert_eq!(r.site.record_problems, f.site.record_problems, "{}", s.id);
+        assert_eq!(
+            r.site.record_problems(),
+            f.site.record_problems(),
+            "{}",
+            s.id
+        );
     }
 }
 
@@ -1583,14 +1587,14 @@ fn an_old_geopackage_registry_is_converted_once_on_open() {
     let s05 = snap.reports.get("S05").expect("S05 report");
     assert!(
         s05.site
-            .record_problems
+            .record_problems()
             .iter()
             .any(|p| p.contains("see the file")),
         "{:?}",
-        s05.site.record_problems
+        s05.site.record_problems()
     );
     assert_eq!(
-        snap.reports["S01"].site.status.as_deref(),
+        snap.reports["S01"].site.status(),
         Some("under_construction")
     );
     assert_eq!(live.registry.sites().expect("sites").len(), 6);

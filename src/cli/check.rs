@@ -4,7 +4,7 @@ use super::{emit, load_current};
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
-use outfall_core::batch::{self, Row};
+use outfall_core::batch;
 use outfall_core::report::Report;
 use outfall_core::screening::{self, parse_point};
 use outfall_core::Catalog;
@@ -128,11 +128,17 @@ fn run_batch(
     };
     let mut csv_out = matches!(format, Format::Csv).then(|| csv::Writer::from_writer(Vec::new()));
     let mut reports = Vec::new();
+    let mut header_written = false;
     for item in &items {
         bar.set_message(item.id().to_string());
         let result = batch::check_item(catalog, item);
         if let Some(w) = csv_out.as_mut() {
-            w.serialize(Row::from_result(item.id(), &result))?;
+            // The header comes with the first row, as a batch of no rows has always been empty.
+            if !header_written {
+                w.write_record(batch::header())?;
+                header_written = true;
+            }
+            w.write_record(batch::row(item.id(), &result))?;
         } else {
             reports.push(match result {
                 Ok(r) => serde_json::to_value(r)?,

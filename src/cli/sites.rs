@@ -22,10 +22,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         text += &format!(
             "{:<8} {:<40} {:>8.2} ac  peak {:>6.2}  {}\n",
             s.id,
-            s.name.as_deref().unwrap_or(""),
+            s.record.name.as_deref().unwrap_or(""),
             r.disturbance.total_acres,
             r.disturbance.peak_acres,
-            r.site.status.as_deref().unwrap_or("")
+            r.site.status().unwrap_or("")
         );
     }
     // A closed pipe (`outfall sites | head`) ends the listing, not the process.

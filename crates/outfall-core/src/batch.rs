@@ -6,9 +6,10 @@ use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::law::RuleId;
 use crate::load::{self, value_text};
+use crate::record::SITE;
 use crate::report::Report;
+use crate::report::SOURCE_COLUMNS;
 use crate::screening::{self, Subject};
-use serde::Serialize;
 use std::path::Path;
 
 #[derive(Debug, Clone)]
@@ -54,7 +55,7 @@ pub fn read_items(path: &Path, catalog: &Catalog) -> Result<Vec<Item>> {
         return Ok(groups
             .into_iter()
             .map(|(id, fs)| {
-                let s = Subject::ad_hoc(&id, &fs, None);
+                let s = Subject::ad_hoc(&id, &fs, None, &catalog.manifest.words);
                 Item::AdHoc(id, Box::new(s))
             })
             .collect());
@@ -93,122 +94,103 @@ pub fn check_item(catalog: &Catalog, item: &Item) -> Result<Report> {
     }
 }
 
-/// One CSV row of a batch. The columns after `error` are the typed site record and the
-/// sources that decided each finding (empty when not recorded).
-#[derive(Debug, Default, Serialize)]
-pub struct Row {
-    pub id: String,
-    pub name: String,
-    pub total_acres: String,
-    pub peak_acres: String,
-    pub peak_date: String,
-    pub outside_parcels_acres: String,
-    pub land_development_activity: String,
-    pub condition_a: String,
-    pub condition_b: String,
-    pub condition_c: String,
-    pub five_acre_limit_exceeded: String,
-    pub exempt: String,
-    pub in_jurisdiction: String,
-    pub swppp_required: String,
-    pub swppp_full: String,
-    pub inspections: String,
-    /// Every fact a null finding is missing, `; `-separated.
-    pub needs: String,
-    pub receiving_waters: String,
-    pub first_impaired: String,
-    pub error: String,
-    pub active_without_approval: String,
-    /// The status code (under_construction, ...) and the word the record uses ("active").
-    pub status: Option<String>,
-    pub status_recorded: Option<String>,
-    pub swppp_decision: Option<String>,
-    pub swppp_approval_date: Option<String>,
-    pub swppp_reference: Option<String>,
-    pub swppp_approved_by: Option<String>,
-    pub swppp_source: Option<String>,
-    /// "c;k", and each claim's outcome "c:unverified;k:unverified".
-    pub exemption_codes: Option<String>,
-    pub exemptions_verified: Option<String>,
-    pub single_family: String,
-    pub single_family_source: Option<String>,
-    pub agricultural: String,
-    pub agricultural_source: Option<String>,
-    /// `report::SOURCE_COLUMNS`: the sources of each finding, `; `-separated.
-    pub exemption_sources: Option<String>,
-    pub land_development_activity_sources: Option<String>,
-    pub active_without_approval_sources: Option<String>,
-    pub five_acre_limit_sources: Option<String>,
-    pub condition_a_sources: Option<String>,
-    pub condition_b_sources: Option<String>,
-    pub condition_c_sources: Option<String>,
+/// The columns of a batch CSV before the site record's: who, the acres, the findings, what
+/// is missing, the waters, and the error of a subject that could not be checked.
+const LEADING: [&str; 21] = [
+    "id",
+    "name",
+    "total_acres",
+    "peak_acres",
+    "peak_date",
+    "outside_parcels_acres",
+    "land_development_activity",
+    "condition_a",
+    "condition_b",
+    "condition_c",
+    "five_acre_limit_exceeded",
+    "exempt",
+    "in_jurisdiction",
+    "swppp_required",
+    "swppp_full",
+    "inspections",
+    "needs",
+    "receiving_waters",
+    "first_impaired",
+    "error",
+    "active_without_approval",
+];
+
+/// The batch CSV's header: `LEADING`, the typed site record flat (its fields' CSV names, in
+/// the declaration's `flat(...)` order), then the sources of each finding
+/// (`report::SOURCE_COLUMNS`).
+pub fn header() -> Vec<String> {
+    let record = SITE
+        .flat()
+        .into_iter()
+        .flat_map(|f| f.flat.iter().map(move |s| s.csv.of(f).into_owned()));
+    LEADING
+        .iter()
+        .map(|c| c.to_string())
+        .chain(record)
+        .chain(SOURCE_COLUMNS.iter().map(|(_, c)| c.to_string()))
+        .collect()
 }
 
-impl Row {
-    pub fn from_result(id: &str, r: &Result<Report>) -> Row {
-        match r {
-            Ok(rep) => {
-                let rec = rep.record_columns();
-                let sources = |rule: RuleId| rep.sources_text(rule);
-                Row {
-                    id: id.to_string(),
-                    name: rep.site.name.clone().unwrap_or_default(),
-                    total_acres: format!("{:.3}", rep.disturbance.total_acres),
-                    peak_acres: format!("{:.3}", rep.disturbance.peak_acres),
-                    peak_date: rep
-                        .disturbance
-                        .peak_date
-                        .map(|d| d.to_string())
-                        .unwrap_or_default(),
-                    outside_parcels_acres: format!("{:.3}", rep.disturbance.outside_parcels_acres),
-                    land_development_activity: tri(rep.conditions.land_development_activity),
-                    condition_a: tri(rep.conditions.a),
-                    condition_b: tri(rep.conditions.b),
-                    condition_c: tri(rep.conditions.c),
-                    five_acre_limit_exceeded: tri(rep.conditions.five_acre_limit_exceeded),
-                    exempt: tri(rep.conditions.exempt),
-                    in_jurisdiction: tri(rep.conditions.in_jurisdiction),
-                    swppp_required: tri(finding(rep, RuleId::SwpppRequired)),
-                    swppp_full: tri(finding(rep, RuleId::SwpppFull)),
-                    inspections: tri(finding(rep, RuleId::Inspections)),
-                    needs: needs(rep),
-                    receiving_waters: rep.receiving_water_names.join("; "),
-                    first_impaired: rep
-                        .first_impaired
-                        .as_ref()
-                        .map(|f| f.name.clone())
-                        .unwrap_or_default(),
-                    error: String::new(),
-                    active_without_approval: tri(finding(rep, RuleId::ActiveWithoutApproval)),
-                    status: rec.status,
-                    status_recorded: rec.status_recorded,
-                    swppp_decision: rec.swppp_decision,
-                    swppp_approval_date: rec.swppp_approval_date,
-                    swppp_reference: rec.swppp_reference,
-                    swppp_approved_by: rec.swppp_approved_by,
-                    swppp_source: rec.swppp_source,
-                    exemption_codes: rec.exemption_codes,
-                    exemptions_verified: rec.exemptions_verified,
-                    single_family: tri(rep.site.single_family),
-                    single_family_source: rec.single_family_source,
-                    agricultural: tri(rep.site.agricultural),
-                    agricultural_source: rec.agricultural_source,
-                    exemption_sources: sources(RuleId::Exemption),
-                    land_development_activity_sources: sources(RuleId::LandDevelopmentActivity),
-                    active_without_approval_sources: sources(RuleId::ActiveWithoutApproval),
-                    five_acre_limit_sources: sources(RuleId::FiveAcreLimit),
-                    condition_a_sources: sources(RuleId::ConditionA),
-                    condition_b_sources: sources(RuleId::ConditionB),
-                    condition_c_sources: sources(RuleId::ConditionC),
+/// One CSV row of a batch, under `header()`: a subject that fails has its id and its error,
+/// and every other cell empty.
+pub fn row(id: &str, r: &Result<Report>) -> Vec<String> {
+    let rep = match r {
+        Ok(rep) => rep,
+        Err(e) => {
+            let mut cells = vec![String::new(); header().len()];
+            for (cell, column) in cells.iter_mut().zip(LEADING) {
+                match column {
+                    "id" => *cell = id.to_string(),
+                    "error" => *cell = e.to_string(),
+                    _ => {}
                 }
             }
-            Err(e) => Row {
-                id: id.to_string(),
-                error: e.to_string(),
-                ..Row::default()
-            },
+            return cells;
         }
-    }
+    };
+    let c = &rep.conditions;
+    let leading = [
+        id.to_string(),
+        rep.site.name().unwrap_or_default().to_string(),
+        format!("{:.3}", rep.disturbance.total_acres),
+        format!("{:.3}", rep.disturbance.peak_acres),
+        rep.disturbance
+            .peak_date
+            .map(|d| d.to_string())
+            .unwrap_or_default(),
+        format!("{:.3}", rep.disturbance.outside_parcels_acres),
+        tri(c.land_development_activity),
+        tri(c.a),
+        tri(c.b),
+        tri(c.c),
+        tri(c.five_acre_limit_exceeded),
+        tri(c.exempt),
+        tri(c.in_jurisdiction),
+        tri(finding(rep, RuleId::SwpppRequired)),
+        tri(finding(rep, RuleId::SwpppFull)),
+        tri(finding(rep, RuleId::Inspections)),
+        needs(rep),
+        rep.receiving_water_names.join("; "),
+        rep.first_impaired
+            .as_ref()
+            .map(|f| f.name.clone())
+            .unwrap_or_default(),
+        String::new(),
+        tri(finding(rep, RuleId::ActiveWithoutApproval)),
+    ];
+    let record = rep.flat_record().into_iter().map(|(_, _, v)| v);
+    let sources = SOURCE_COLUMNS
+        .iter()
+        .map(|(rule, _)| rep.sources_text(*rule));
+    leading
+        .into_iter()
+        .chain(record.chain(sources).map(Option::unwrap_or_default))
+        .collect()
 }
 
 /// A tri-state outcome for a CSV cell.
@@ -228,4 +210,36 @@ fn needs(r: &Report) -> String {
         }
     }
     all.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    /// The header a town's spreadsheets read, as it was written by hand before the record was
+    /// declared: the record's columns now come from the declaration, in the same order.
+    #[test]
+    fn the_header_is_the_one_towns_read() {
+        let want = "id,name,total_acres,peak_acres,peak_date,outside_parcels_acres,\
+            land_development_activity,condition_a,condition_b,condition_c,\
+            five_acre_limit_exceeded,exempt,in_jurisdiction,swppp_required,swppp_full,\
+            inspections,needs,receiving_waters,first_impaired,error,active_without_approval,\
+            status,status_recorded,swppp_decision,swppp_approval_date,swppp_reference,\
+            swppp_approved_by,swppp_source,exemption_codes,exemptions_verified,single_family,\
+            single_family_source,agricultural,agricultural_source,exemption_sources,\
+            land_development_activity_sources,active_without_approval_sources,\
+            five_acre_limit_sources,condition_a_sources,condition_b_sources,condition_c_sources";
+        assert_eq!(super::header().join(","), want);
+    }
+
+    /// A subject that cannot be checked is a row with its id and its error under the header.
+    #[test]
+    fn a_failed_subject_is_a_row_with_its_error() {
+        let failed = Err(crate::error::Error::Input("no such site".into()));
+        let row = super::row("S99", &failed);
+        let header = super::header();
+        assert_eq!(row.len(), header.len());
+        let cell = |c: &str| &row[header.iter().position(|h| h == c).expect("a column")];
+        assert_eq!(cell("id"), "S99");
+        assert!(cell("error").contains("no such site"), "{}", cell("error"));
+        assert_eq!(cell("status"), "");
+    }
 }

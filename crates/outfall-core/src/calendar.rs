@@ -53,10 +53,10 @@ impl CalendarSite {
         let c = &r.conditions;
         CalendarSite {
             id: r.site.id.clone(),
-            name: r.site.name.clone(),
-            address: r.site.address.clone(),
-            status: r.site.status.clone(),
-            status_recorded: r.site.status_recorded.clone(),
+            name: r.site.name().map(String::from),
+            address: r.site.address().map(String::from),
+            status: r.site.status().map(String::from),
+            status_recorded: r.site.status_recorded().map(String::from),
             phases: r
                 .disturbance
                 .phases

@@ -24,7 +24,9 @@ use std::sync::Arc;
 #[derive(Debug, Clone)]
 pub struct Site {
     pub id: String,
-    pub name: Option<String>,
+    /// What its record states, read once at load and shared by every check of the site.
+    pub record: Arc<crate::record::Site>,
+    /// The feature's own columns, as the file names them (what seeding the registry copies).
     pub attributes: Map<String, Value>,
     pub boundary: Option<Geometry<f64>>,
     /// (layer, feature) indices of its disturbance polygons, over every disturbance layer.
@@ -94,7 +96,7 @@ impl Catalog {
             &manifest.rules,
         );
         let storm = crate::storm::build(&layers)?;
-        let sites = collect_sites(&layers)?;
+        let sites = collect_sites(&layers, &manifest.words)?;
         // A table list has no geometry of its own: serve the waters it lists, after every
         // match above so the derived layer never matches itself.
         for table in &impaired_tables {
@@ -158,7 +160,7 @@ impl Catalog {
                     .push(Layer::new(cfg, role.as_str().to_string(), loaded));
             }
         }
-        c.sites = collect_sites(&c.layers)?;
+        c.sites = collect_sites(&c.layers, &c.manifest.words)?;
         c.site_index = index_of(&c.sites);
         c.site_problems = check_sites(&c);
         c.show();

@@ -10,6 +10,7 @@ use crate::config::Role;
 use crate::error::{Error, Result};
 use crate::law::RuleId;
 use crate::load::{identify, Reprojector};
+use crate::record::SITE;
 use crate::report::Report;
 use crate::subject::Subject;
 use geo_types::{Geometry, MultiPolygon};
@@ -118,11 +119,9 @@ pub fn dataset_crs(catalog: &Catalog) -> Result<String> {
     })
 }
 
-/// The attribute columns, in order; names fit a .dbf (at most 10 characters). After
-/// `receiving`: the typed site record (status code and the word recorded, the SWPPP
-/// decision, its date, reference and approving body, the (5) letters claimed and each one's
-/// outcome, the sources of the land use) and the sources that decided each finding.
-pub const COLUMNS: [&str; 31] = [
+/// The columns before the site record's: the phase, its acres, the conditions and the
+/// receiving waters. Names fit a .dbf (at most 10 characters).
+const LEADING: [&str; 14] = [
     "site_id",
     "phase",
     "start",
@@ -137,24 +136,36 @@ pub const COLUMNS: [&str; 31] = [
     "five_acre",
     "in_town",
     "receiving",
-    "status",
-    "status_rec",
-    "swppp_dec",
-    "swppp_date",
-    "swppp_ref",
-    "swppp_by",
-    "exemptions",
-    "exempt_ver",
-    "sf_source",
-    "ag_source",
-    "lda_src",
-    "five_src",
-    "a_src",
-    "b_src",
-    "c_src",
-    "exempt_src",
-    "awa_src",
 ];
+
+/// The findings whose deciding sources the export carries, under their .dbf names.
+const SOURCES: [(RuleId, &str); 7] = [
+    (RuleId::LandDevelopmentActivity, "lda_src"),
+    (RuleId::FiveAcreLimit, "five_src"),
+    (RuleId::ConditionA, "a_src"),
+    (RuleId::ConditionB, "b_src"),
+    (RuleId::ConditionC, "c_src"),
+    (RuleId::Exemption, "exempt_src"),
+    (RuleId::ActiveWithoutApproval, "awa_src"),
+];
+
+/// The attribute columns, in order: `LEADING`, the typed site record's columns that have a
+/// .dbf name (status code and the word recorded, the SWPPP decision, its date, reference
+/// and approving body, the (5) letters claimed and each one's outcome, the sources of the
+/// land use), then the sources that decided each finding.
+pub fn columns() -> Vec<String> {
+    let record = SITE.flat().into_iter().flat_map(|f| {
+        f.flat
+            .iter()
+            .filter_map(move |s| s.dbf.map(|n| n.of(f).into_owned()))
+    });
+    LEADING
+        .iter()
+        .map(|c| c.to_string())
+        .chain(record)
+        .chain(SOURCES.iter().map(|(_, c)| c.to_string()))
+        .collect()
+}
 
 /// Columns holding sources or lists, which may run long.
 fn long_text(column: &str) -> bool {
@@ -165,7 +176,7 @@ fn long_text(column: &str) -> bool {
         || column == "exempt_ver"
 }
 
-/// One phase of the disturbance with its attributes (keyed by `COLUMNS`).
+/// One phase of the disturbance with its attributes (keyed by `columns()`).
 pub struct PhaseFeature {
     pub geometry: MultiPolygon<f64>,
     pub properties: Map<String, Value>,
@@ -189,15 +200,24 @@ fn acres(a: f64) -> Value {
 pub fn phase_features(subject: &Subject, report: &Report) -> Vec<PhaseFeature> {
     let c = &report.conditions;
     let d = &report.disturbance;
-    let rec = report.record_columns();
-    let sources = |rule: RuleId| json!(report.sources_text(rule));
+    let record: Vec<Value> = report
+        .flat_record()
+        .into_iter()
+        .filter(|(_, shape, _)| shape.dbf.is_some())
+        .map(|(_, _, v)| json!(v))
+        .collect();
+    let sources = SOURCES
+        .iter()
+        .map(|(rule, _)| json!(report.sources_text(*rule)));
+    let tail: Vec<Value> = record.into_iter().chain(sources).collect();
+    let columns = columns();
     subject
         .phases
         .iter()
         .filter(|p| !p.polygons.is_empty())
         .map(|p| {
             let geometry = area::union(&p.polygons);
-            let values: [Value; COLUMNS.len()] = [
+            let leading: [Value; LEADING.len()] = [
                 json!(report.site.id),
                 json!(p.name),
                 json!(p.start.map(|d| d.to_string())),
@@ -212,27 +232,11 @@ pub fn phase_features(subject: &Subject, report: &Report) -> Vec<PhaseFeature> {
                 json!(three_valued(c.five_acre_limit_exceeded)),
                 json!(three_valued(c.in_jurisdiction)),
                 json!(report.receiving_water_names.join("; ")),
-                json!(rec.status),
-                json!(rec.status_recorded),
-                json!(rec.swppp_decision),
-                json!(rec.swppp_approval_date),
-                json!(rec.swppp_reference),
-                json!(rec.swppp_approved_by),
-                json!(rec.exemption_codes),
-                json!(rec.exemptions_verified),
-                json!(rec.single_family_source),
-                json!(rec.agricultural_source),
-                sources(RuleId::LandDevelopmentActivity),
-                sources(RuleId::FiveAcreLimit),
-                sources(RuleId::ConditionA),
-                sources(RuleId::ConditionB),
-                sources(RuleId::ConditionC),
-                sources(RuleId::Exemption),
-                sources(RuleId::ActiveWithoutApproval),
             ];
+            let values = leading.into_iter().chain(tail.iter().cloned());
             PhaseFeature {
                 geometry,
-                properties: COLUMNS.iter().map(|k| k.to_string()).zip(values).collect(),
+                properties: columns.iter().cloned().zip(values).collect(),
             }
         })
         .collect()
@@ -263,6 +267,7 @@ pub fn to_zipped_shapefile(
             format!("cannot write the {what}: {e}"),
         )
     };
+    let columns = columns();
     let (mut shp, mut shx, mut dbf) = (
         Cursor::new(Vec::new()),
         Cursor::new(Vec::new()),
@@ -270,7 +275,8 @@ pub fn to_zipped_shapefile(
     );
     {
         let mut table = dbase::TableWriterBuilder::new().set_encoding(dbase::UnicodeLossy);
-        for k in COLUMNS {
+        for k in &columns {
+            let k = k.as_str();
             let name =
                 dbase::FieldName::try_from(k).map_err(|e| fail("table", &format!("{e:?}")))?;
             table = match k {
@@ -286,7 +292,8 @@ pub fn to_zipped_shapefile(
         for f in features {
             let shape = shapefile::Polygon::from(f.geometry.clone());
             let mut record = dbase::Record::default();
-            for k in COLUMNS {
+            for k in &columns {
+                let k = k.as_str();
                 let v = &f.properties[k];
                 let value = match k {
                     "acres" | "total_ac" | "peak_ac" => FieldValue::Numeric(v.as_f64()),
@@ -338,5 +345,24 @@ pub fn file_stem(id: &str) -> String {
         "disturbance".into()
     } else {
         stem
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The .dbf columns as they were written by hand before the record was declared, each a
+    /// .dbf name (at most 10 characters) and none twice.
+    #[test]
+    fn the_columns_are_the_ones_gis_users_read() {
+        let want = "site_id,phase,start,end,acres,total_ac,peak_ac,lda,cond_a,cond_b,cond_c,\
+            five_acre,in_town,receiving,status,status_rec,swppp_dec,swppp_date,swppp_ref,\
+            swppp_by,exemptions,exempt_ver,sf_source,ag_source,lda_src,five_src,a_src,b_src,\
+            c_src,exempt_src,awa_src";
+        let columns = super::columns();
+        assert_eq!(columns.join(","), want);
+        for (i, c) in columns.iter().enumerate() {
+            assert!(c.len() <= 10, "{c} is too long for a .dbf");
+            assert!(!columns[..i].contains(c), "{c} twice");
+        }
     }
 }

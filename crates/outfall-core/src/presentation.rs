@@ -68,10 +68,10 @@ impl<'a> Presentation<'a> {
                     .as_deref()
                     .and_then(|s| f.properties.text(s));
                 if let Some(r) = site.and_then(|s| self.reports.get(&s)) {
-                    if let Some(status) = r.site.status.clone() {
-                        props.insert("status".into(), Value::String(status));
+                    if let Some(status) = r.site.status() {
+                        props.insert("status".into(), Value::String(status.into()));
                     }
-                    props.insert("status_code".into(), json!(r.site.status));
+                    props.insert("status_code".into(), json!(r.site.status()));
                 }
             }
             Role::StormPipes | Role::StormStructures => {
@@ -156,7 +156,7 @@ impl<'a> Presentation<'a> {
 /// What the review found about a site, so a client of the sites collection needs no
 /// second call.
 fn site_properties(f: &Feature, r: &Report, props: &mut Map<String, Value>) {
-    props.insert("status_code".into(), json!(r.site.status));
+    props.insert("status_code".into(), json!(r.site.status()));
     props.insert("total_acres".into(), json!(r.disturbance.total_acres));
     props.insert("peak_acres".into(), json!(r.disturbance.peak_acres));
     props.insert("peak_date".into(), json!(r.disturbance.peak_date));
@@ -204,14 +204,9 @@ fn record_properties(r: &Report) -> Map<String, Value> {
             .finding(crate::law::RuleId::ActiveWithoutApproval)
             .and_then(|f| f.met)),
     );
-    if let Ok(Value::Object(rec)) = serde_json::to_value(r.record_columns()) {
-        for (k, v) in rec {
-            let k = if k == "status" {
-                "status_code".into()
-            } else {
-                k
-            };
-            record.insert(k, v);
+    for (field, shape, v) in r.flat_record() {
+        if let Some(name) = shape.served {
+            record.insert(name.of(field).into_owned(), json!(v));
         }
     }
     for (rule, column) in crate::report::SOURCE_COLUMNS {

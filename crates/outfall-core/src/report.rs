@@ -5,12 +5,16 @@ use crate::area::{PhaseAcres, PhaseOverlap};
 pub use crate::facts::{DivergenceInfo, Jurisdiction, Reach, ReceivingWater, TmdlWatershed};
 pub use crate::law::Finding;
 use crate::load::{LoadProblem, SourceInfo};
-use crate::subject::SubjectKind;
 use chrono::NaiveDate;
 use serde::Serialize;
 use std::sync::Arc;
 
+mod site;
 mod text;
+
+use crate::record::{Field, FlatShape};
+
+pub use site::SiteInfo;
 
 pub use text::trace_path;
 
@@ -65,42 +69,6 @@ pub struct ImpairedWater {
     pub construction_causes: Vec<String>,
     /// It is the first receiving water.
     pub first_receiving: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SiteInfo {
-    pub id: String,
-    /// "site", "parcel" or "drawn".
-    pub kind: SubjectKind,
-    pub name: Option<String>,
-    /// The status code of the closed list (planned, approved, under_construction,
-    /// stabilized, closed, withdrawn); None when not recorded or in words no vocabulary knows.
-    pub status: Option<String>,
-    /// The status as the record words it ("active", "in progress").
-    pub status_recorded: Option<String>,
-    pub address: Option<String>,
-    pub applicant: Option<String>,
-    /// The work is the construction of a single-family residence; None when no source says.
-    pub single_family: Option<bool>,
-    /// Which source decided it: "site record: land_use", "parcel class 210".
-    pub single_family_source: Option<String>,
-    pub agricultural: Option<bool>,
-    pub agricultural_source: Option<String>,
-    pub common_plan: Option<bool>,
-    pub common_plan_acres: Option<f64>,
-    /// An approved SWPPP is recorded.
-    pub approved_swppp: bool,
-    /// The recorded decision: decision, date, reference, approving body and source.
-    pub swppp_approval: Option<crate::claims::SwpppApproval>,
-    /// The claimed (5) exemptions as written.
-    pub exemptions: Vec<String>,
-    /// The same claims typed: code, evidence, who verified them and when.
-    pub exemption_claims: Vec<crate::claims::ExemptionClaim>,
-    /// Values of the site record no vocabulary knows, each naming its field.
-    pub record_problems: Vec<String>,
-    pub parcel_ids: Vec<String>,
-    /// [min lon, min lat, max lon, max lat]
-    pub bbox: Option<[f64; 4]>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -169,33 +137,6 @@ pub struct DataInfo {
     pub outfall_version: &'static str,
 }
 
-/// The typed site record flat, one text per field, for CSV rows and GeoJSON properties (the
-/// batch CSV, the disturbance export and the sites collection): `None` is an empty CSV cell
-/// or a JSON `null`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct RecordColumns {
-    /// The status code of the closed list ("under_construction").
-    pub status: Option<String>,
-    /// The status as the record words it ("active").
-    pub status_recorded: Option<String>,
-    /// approved, denied, pending or withdrawn.
-    pub swppp_decision: Option<String>,
-    pub swppp_approval_date: Option<String>,
-    pub swppp_reference: Option<String>,
-    /// planning_board, town_board or officer.
-    pub swppp_approved_by: Option<String>,
-    /// Where the approval was read: "swppp_approval", "approved_swppp text '...'".
-    pub swppp_source: Option<String>,
-    /// The (5) letters claimed, `;`-separated ("c;k"); a claim naming no letter as written.
-    pub exemption_codes: Option<String>,
-    /// Each claim's outcome: "c:unverified;k:unverified" (verified, does_not_apply,
-    /// unverified).
-    pub exemptions_verified: Option<String>,
-    /// Which source decided the land use: "site record: land_use", "parcel class 210".
-    pub single_family_source: Option<String>,
-    pub agricultural_source: Option<String>,
-}
-
 /// The findings whose deciding sources the flat outputs carry, with their column names
 /// (`<rule>_sources`).
 pub const SOURCE_COLUMNS: [(crate::law::RuleId, &str); 7] = [
@@ -226,49 +167,10 @@ impl Report {
         self.finding(id).map(|f| f.sources.join("; "))
     }
 
-    /// The typed site record, flat.
-    pub fn record_columns(&self) -> RecordColumns {
-        let site = &self.site;
-        let a = site.swppp_approval.as_ref();
-        let word = |v: serde_json::Value| v.as_str().map(String::from);
-        let claims = &site.exemption_claims;
-        let label = |c: &crate::claims::ExemptionClaim| {
-            c.code.map_or_else(|| c.stated.clone(), |l| l.to_string())
-        };
-        // The exemption finding's per-claim outcomes, in the order of the claims.
-        let outcomes: Vec<Option<bool>> = self
-            .finding(crate::law::RuleId::Exemption)
-            .and_then(|f| f.facts.get("verified"))
-            .and_then(|v| serde_json::from_value(v.clone()).ok())
-            .unwrap_or_default();
-        let verified: Vec<String> = claims
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let outcome = match outcomes.get(i).copied().flatten() {
-                    Some(true) => "verified",
-                    Some(false) => "does_not_apply",
-                    None => "unverified",
-                };
-                format!("{}:{outcome}", label(c))
-            })
-            .collect();
-        let joined = |v: Vec<String>| (!v.is_empty()).then(|| v.join(";"));
-        RecordColumns {
-            status: site.status.clone(),
-            status_recorded: site.status_recorded.clone(),
-            swppp_decision: a.map(|a| a.decision.as_str().to_string()),
-            swppp_approval_date: a.and_then(|a| a.date).map(|d| d.to_string()),
-            swppp_reference: a.and_then(|a| a.reference.clone()),
-            swppp_approved_by: a
-                .and_then(|a| a.body)
-                .and_then(|b| serde_json::to_value(b).ok())
-                .and_then(word),
-            swppp_source: a.map(|a| a.source.clone()),
-            exemption_codes: joined(claims.iter().map(label).collect()),
-            exemptions_verified: joined(verified),
-            single_family_source: site.single_family_source.clone(),
-            agricultural_source: site.agricultural_source.clone(),
-        }
+    /// The typed site record flat, one text per column (`None`: an empty CSV cell, a JSON
+    /// `null`), for the batch CSV, the disturbance export and the served sites: each column
+    /// with its field and its names, in the declaration's `flat(...)` order.
+    pub fn flat_record(&self) -> Vec<(&'static Field, &'static FlatShape, Option<String>)> {
+        self.site.record.flat(&self.site.outcomes)
     }
 }

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::facts::{self, Facts};
 use crate::frame;
 use crate::law::{self, Finding, RuleId};
+use crate::record::Outcomes;
 use crate::report::{Conditions, DataInfo, Disturbance, Entry, ImpairedWater, Report, SiteInfo};
 pub use crate::subject::{parse_point, phases_from_features, Subject, SubjectKind, WHOLE_PARCEL};
 
@@ -47,13 +48,13 @@ fn report(catalog: &Catalog, subject: &Subject, f: Facts, findings: Vec<Finding>
         in_jurisdiction: met(&findings, RuleId::Jurisdiction),
     };
     let entry_reason = law::describe_entry(&f);
-    let site = site_info(subject, &f);
+    let site = site_info(subject, &f, &findings);
     let w = f.water;
     let framed = frame::frame(
         catalog,
         f.bbox,
         &site_polygons(subject),
-        subject.outfall,
+        subject.outfall(),
         w.entry.reach_id.as_deref(),
         &w.downstream,
         w.listed.first().map(|l| l.reach_id.as_str()),
@@ -126,29 +127,26 @@ fn impaired_water(l: facts::Impaired, r: &Rules) -> ImpairedWater {
     }
 }
 
-/// The report's site block: who and what the subject is, and what its record claims.
-fn site_info(subject: &Subject, f: &Facts) -> SiteInfo {
-    let c = &f.claims;
+/// The report's site block: who and what the subject is, its record, and what the check
+/// concluded about the record's fields.
+fn site_info(subject: &Subject, f: &Facts, findings: &[Finding]) -> SiteInfo {
+    // The exemption finding's per-claim outcomes, in the order of the claims.
+    let verified: Vec<Option<bool>> = findings
+        .iter()
+        .find(|x| x.rule == RuleId::Exemption)
+        .and_then(|x| x.facts.get("verified"))
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default();
     SiteInfo {
-        id: subject.id.clone(),
+        id: subject.id().to_string(),
         kind: subject.kind,
-        name: subject.name.clone(),
-        status: c.status.known().map(|s| s.as_str().to_string()),
-        status_recorded: c.status_recorded.clone(),
-        address: c.address.clone(),
-        applicant: c.applicant.clone(),
-        single_family: c.single_family.value,
-        single_family_source: c.single_family.source.clone(),
-        agricultural: c.agricultural.value,
-        agricultural_source: c.agricultural.source.clone(),
-        common_plan: c.common_plan,
-        common_plan_acres: c.common_plan_acres,
-        approved_swppp: c.swppp_approval.known().is_some_and(|a| a.approved()),
-        swppp_approval: c.swppp_approval.known().cloned(),
-        exemptions: c.exemptions.iter().map(|e| e.stated.clone()).collect(),
-        exemption_claims: c.exemptions.clone(),
-        record_problems: c.problems.clone(),
-        parcel_ids: c.parcel_ids.clone(),
+        record: f.record.clone(),
+        outcomes: Outcomes {
+            single_family: f.land.single_family.clone(),
+            agricultural: f.land.agricultural.clone(),
+            verified,
+        },
+        parcel_ids: f.parcels.covered.clone(),
         bbox: f.bbox,
     }
 }
@@ -210,7 +208,11 @@ pub fn check_drawn(
     outfall: Option<geo_types::Point<f64>>,
 ) -> Result<Report> {
     refuse_impossible(catalog, features, outfall)?;
-    Ok(check(catalog, &Subject::ad_hoc(id, features, outfall)))
+    let words = &catalog.manifest.words;
+    Ok(check(
+        catalog,
+        &Subject::ad_hoc(id, features, outfall, words),
+    ))
 }
 
 /// The refusals of `check_drawn`, for a caller that builds its own subject.

@@ -5,10 +5,13 @@ use crate::area::{self, Phase};
 use crate::catalog::{Catalog, Site};
 use crate::config::Role;
 use crate::error::{Error, Result};
-use crate::load::{value_text, Feature};
+use crate::load::Feature;
+use crate::record::{self, Stated};
+use crate::vocabulary::site::Vocabulary;
 use geo_types::{Geometry, Point, Polygon};
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -25,28 +28,15 @@ pub const WHOLE_PARCEL: &str = "whole parcel";
 #[derive(Debug, Clone)]
 pub struct Subject {
     pub kind: SubjectKind,
-    pub id: String,
-    pub name: Option<String>,
-    pub attributes: Map<String, Value>,
+    /// What the subject's record states: its id, name, parcels, outfall and claims. Built
+    /// once where the subject came in, shared with the catalog's site.
+    pub record: Arc<record::Site>,
     pub phases: Vec<Phase>,
-    /// Parcels named by the subject itself; otherwise the parcels its disturbance touches.
-    pub parcel_ids: Vec<String>,
-    /// The applicant's known storm-sewer outfall.
-    pub outfall: Option<Point<f64>>,
-    /// The record states an outfall that is not longitude,latitude (`inf,43.1`): the
-    /// discharge point is unknown, and no nearest water may stand in for it.
-    pub outfall_unreadable: bool,
     /// The footprint used to find receiving waters when there is no disturbance (e.g. a parcel).
     pub footprint: Option<Geometry<f64>>,
 }
 
 pub use crate::load::{parse_point, split_list};
-
-/// A stated point (not blank) that `parse_point` cannot read.
-fn unreadable_point(v: Option<&Value>) -> bool {
-    v.and_then(value_text)
-        .is_some_and(|s| !s.trim().is_empty() && parse_point(&s).is_none())
-}
 
 /// Groups disturbance features into dated phases.
 pub fn phases_from_features<'a>(
@@ -97,21 +87,10 @@ impl Subject {
                 ));
             }
         }
-        let sites_cfg = catalog.layer(Role::Sites).map(|l| &l.config);
-        let col = |k: &'static str| sites_cfg.map_or(k, |c| c.field(k)).to_string();
         Subject {
             kind: SubjectKind::Site,
-            id: site.id.clone(),
-            name: site.name.clone(),
-            parcel_ids: split_list(site.attributes.get(&col("parcel_ids"))),
-            outfall: site
-                .attributes
-                .get(&col("outfall"))
-                .and_then(value_text)
-                .and_then(|s| parse_point(&s)),
-            outfall_unreadable: unreadable_point(site.attributes.get(&col("outfall"))),
+            record: site.record.clone(),
             footprint: site.boundary.clone(),
-            attributes: site.attributes.clone(),
             phases,
         }
     }
@@ -129,13 +108,8 @@ impl Subject {
             })?;
         Ok(Subject {
             kind: SubjectKind::Parcel,
-            id: parcel_id.to_string(),
-            name: layer.name_of(f),
-            attributes: Map::new(),
+            record: Arc::new(record::Site::parcel(parcel_id, layer.name_of(f))),
             phases: Vec::new(),
-            parcel_ids: vec![parcel_id.to_string()],
-            outfall: None,
-            outfall_unreadable: false,
             footprint: Some(f.geometry.clone()),
         })
     }
@@ -143,40 +117,65 @@ impl Subject {
     /// An ad-hoc subject from uploaded or drawn polygons; `phase`, `start`, `end` properties
     /// are honoured when present, so a phasing plan can be checked before it is filed. Its
     /// record is the first feature's properties.
-    pub fn ad_hoc(id: &str, features: &[Feature], outfall: Option<Point<f64>>) -> Subject {
+    pub fn ad_hoc(
+        id: &str,
+        features: &[Feature],
+        outfall: Option<Point<f64>>,
+        words: &Vocabulary,
+    ) -> Subject {
         let attributes = features
             .first()
             .map(|f| f.properties.to_map())
             .unwrap_or_default();
-        Subject::drawn(id, features, outfall, attributes)
+        Subject::drawn(id, features, outfall, attributes, words)
     }
 
     /// An ad-hoc subject whose record is `attributes`: what `POST /check` made of the
     /// upload's `site` object and its first feature's properties, checked as `PATCH` checks
-    /// a change (`registry::drawn_fields`).
+    /// a change (`registry::drawn_fields`). An outfall point drawn in the upload is the
+    /// record's outfall.
     pub fn drawn(
         id: &str,
         features: &[Feature],
         outfall: Option<Point<f64>>,
         attributes: Map<String, Value>,
+        words: &Vocabulary,
     ) -> Subject {
         let phases = phases_from_features(features, Some("phase"), Some("start"), Some("end"));
+        let mut site = record::Site::from_properties(id, &attributes, words);
+        if let Some(p) = outfall {
+            site.outfall = Stated::Known(p);
+        }
         Subject {
             kind: SubjectKind::Drawn,
-            id: id.to_string(),
-            name: attributes.get("name").and_then(value_text),
-            parcel_ids: split_list(attributes.get("parcel_ids")),
-            outfall: outfall.or_else(|| {
-                attributes
-                    .get("outfall")
-                    .and_then(value_text)
-                    .and_then(|s| parse_point(&s))
-            }),
-            outfall_unreadable: outfall.is_none() && unreadable_point(attributes.get("outfall")),
+            record: Arc::new(site),
             footprint: None,
-            attributes,
             phases,
         }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.record.id
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        self.record.name.as_deref()
+    }
+
+    /// Parcels named by the subject itself; otherwise the parcels its disturbance touches.
+    pub fn parcel_ids(&self) -> &[String] {
+        &self.record.parcel_ids
+    }
+
+    /// The applicant's known storm-sewer outfall.
+    pub fn outfall(&self) -> Option<Point<f64>> {
+        self.record.outfall.known().copied()
+    }
+
+    /// The record states an outfall that is not longitude,latitude (`inf,43.1`): the
+    /// discharge point is unknown, and no nearest water may stand in for it.
+    pub fn outfall_unreadable(&self) -> bool {
+        matches!(self.record.outfall, Stated::Unreadable(_))
     }
 
     pub fn all_polygons(&self) -> Vec<&Polygon<f64>> {

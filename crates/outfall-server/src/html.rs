@@ -351,11 +351,7 @@ fn head(h: &mut String, st: &AppState, r: &Report) {
     let title = format!(
         "{kind} {} — {}",
         r.site.id,
-        r.site
-            .name
-            .as_deref()
-            .or(r.site.address.as_deref())
-            .unwrap_or("")
+        r.site.name().or(r.site.address()).unwrap_or("")
     );
     write!(h, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><link rel=\"icon\" href=\"data:,\"><style>
 body{{font:13px/1.4 system-ui,sans-serif;margin:1.5em;max-width:60em;color:#111}} h1{{font-size:1.35em;margin:0}} h2{{font-size:1.05em;border-bottom:1px solid #999;margin:1em 0 .3em}}
@@ -365,7 +361,7 @@ table{{border-collapse:collapse;width:100%}} td,th{{border:1px solid #ccc;paddin
 @media print{{body{{margin:0}} .noprint{{display:none}} .review{{break-inside:avoid}}}}
 @media print{{@page{{size:letter;margin:.35in}} body{{font:9.5px/1.25 system-ui,sans-serif;max-width:none}} h1{{font-size:14px}} h2{{font-size:11px;margin:.5em 0 .15em}} p{{margin:.25em 0}} td,th{{padding:1px 3px}} tr{{break-inside:avoid}} .small{{font-size:8.5px}} table.small{{font-size:8px}}
 .grid{{display:block}} .grid>div:first-child{{float:right;margin-left:1em;display:flex;flex-direction:row-reverse;align-items:flex-end;gap:.6em}} .grid svg[viewBox]{{width:270px;height:270px}} .inset-legend{{font-size:8.5px;margin:.2em 0;width:150px}} .review{{margin-top:.6em;gap:.8em .6em}}}}</style></head><body>", esc(&title)).ok();
-    write!(h, "<p class=\"noprint\"><button type=\"button\" data-print>Print</button><script src=\"/print.js\"></script></p><h1>{}</h1><p>{} · {}</p>", esc(&title), esc(&r.data.law), esc(r.site.address.as_deref().unwrap_or(""))).ok();
+    write!(h, "<p class=\"noprint\"><button type=\"button\" data-print>Print</button><script src=\"/print.js\"></script></p><h1>{}</h1><p>{} · {}</p>", esc(&title), esc(&r.data.law), esc(r.site.address().unwrap_or(""))).ok();
     if st.registry.is_some() {
         // The registry keeps who changed this site and when; the report points to it.
         // The readable page of the history and logbook, not the raw JSON behind it.

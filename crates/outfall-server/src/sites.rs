@@ -49,19 +49,15 @@ pub async fn list(State(st): State<AppState>, Params(q): Params<SitesQuery>) -> 
         .iter()
         .filter_map(|s| st.reports.get(&s.id))
         .filter(|r| {
-            want.as_deref().is_none_or(|w| {
-                r.site
-                    .status
-                    .as_deref()
-                    .is_some_and(|s| s.eq_ignore_ascii_case(w))
-            })
+            want.as_deref()
+                .is_none_or(|w| r.site.status().is_some_and(|s| s.eq_ignore_ascii_case(w)))
         })
         .map(|r| {
             json!({
                 "id": r.site.id,
-                "name": r.site.name,
-                "status": r.site.status,
-                "address": r.site.address,
+                "name": r.site.name(),
+                "status": r.site.status(),
+                "address": r.site.address(),
                 "total_acres": r.disturbance.total_acres,
                 "peak_acres": r.disturbance.peak_acres,
                 "peak_date": r.disturbance.peak_date,

@@ -161,7 +161,7 @@ fn check_plan(
         &catalog.manifest.words,
     )
     .map_err(unusable)?;
-    let subject = Subject::drawn(name, &areas, outfall, record);
+    let subject = Subject::drawn(name, &areas, outfall, record, &catalog.manifest.words);
     Ok((screening::check_within(catalog, &subject, budget)?, subject))
 }
 

@@ -5,9 +5,12 @@ use crate::config::Role;
 use crate::error::{Error, Result};
 use crate::layer::Layer;
 use crate::load::LoadProblem;
+use crate::record;
+use crate::vocabulary::site::Vocabulary;
 use geo_types::Rect;
 use serde_json::Map;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Checks each site's own attributes against the loaded data: every `parcel_ids` entry must
 /// be a parcel of some parcels layer, and an `outfall` must be a "lon,lat" point within
@@ -24,22 +27,26 @@ pub(super) fn check_sites(catalog: &Catalog) -> Vec<LoadProblem> {
             reason,
             site: Some(site.to_string()),
         };
-        let parcel_col = sl.config.field("parcel_ids");
-        let outfall_col = sl.config.field("outfall");
+        // The outfall as written: the problems quote it.
+        let outfall_col = sl.config.field(record::SITE.outfall.name);
         for f in sl.features.iter() {
-            let get = |k: &str| f.properties.get(sl.config.field(k));
-            let record = crate::claims::read_claims(&get, &catalog.manifest.words);
-            out.extend(record.problems.into_iter().map(|p| problem(&f.id, p)));
-            if catalog
-                .site(&f.id)
-                .map(|s| s.boundary.is_none())
-                .unwrap_or(true)
-            {
+            // Site ids are unique across sites layers (`collect_sites`), so each feature is
+            // the site of its id.
+            let Ok(site) = catalog.site(&f.id) else {
+                continue;
+            };
+            out.extend(
+                site.record
+                    .problems
+                    .iter()
+                    .map(|p| problem(&f.id, p.clone())),
+            );
+            if site.boundary.is_none() {
                 continue;
             }
             if !parcels.is_empty() {
-                for pid in crate::load::split_list(f.properties.get(parcel_col).as_ref()) {
-                    if !parcels.iter().any(|l| l.get(&pid).is_some()) {
+                for pid in &site.record.parcel_ids {
+                    if !parcels.iter().any(|l| l.get(pid).is_some()) {
                         out.push(problem(
                             &f.id,
                             format!("parcel_ids names '{pid}', which is not a parcel of any parcels layer"),
@@ -94,7 +101,7 @@ fn km_outside(extent: Rect<f64>, lon: f64, lat: f64) -> f64 {
 /// Sites from every sites layer, else the distinct `site_field` values of the disturbance
 /// layers; each with its polygons from every disturbance layer. A site id in two sites
 /// layers is an error: which of its records is meant cannot be told.
-pub(super) fn collect_sites(layers: &[Layer]) -> Result<Vec<Site>> {
+pub(super) fn collect_sites(layers: &[Layer], words: &Vocabulary) -> Result<Vec<Site>> {
     let mut by_site: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
     for (li, d) in layers.iter().enumerate() {
@@ -128,7 +135,10 @@ pub(super) fn collect_sites(layers: &[Layer]) -> Result<Vec<Site>> {
             {
                 sites.push(Site {
                     id: f.id.clone(),
-                    name: sl.name_of(f),
+                    record: Arc::new(with_row_problems(
+                        record::Site::from_feature(f, &sl.config, words),
+                        sl,
+                    )),
                     attributes: f.properties.to_map(),
                     boundary: Some(f.geometry.clone()),
                     disturbance: by_site.get(&f.id).cloned().unwrap_or_default(),
@@ -143,10 +153,25 @@ pub(super) fn collect_sites(layers: &[Layer]) -> Result<Vec<Site>> {
         .into_iter()
         .map(|id| Site {
             disturbance: by_site.remove(&id).unwrap_or_default(),
+            record: Arc::new(record::Site::bare(id.clone())),
             id,
-            name: None,
             attributes: Map::new(),
             boundary: None,
         })
         .collect())
+}
+
+/// The record with what the loader found wrong with its own row of the sites layer (a
+/// boundary the registry could not read or use) added to its problems: the site stays listed
+/// and its report says why its boundary is missing.
+fn with_row_problems(mut record: record::Site, layer: &Layer) -> record::Site {
+    let id = record.id.clone();
+    record.problems.extend(
+        layer
+            .problems
+            .iter()
+            .filter(|p| p.site.as_deref() == Some(id.as_str()))
+            .map(|p| format!("{} row {}: {}", p.path, p.feature, p.reason)),
+    );
+    record
 }

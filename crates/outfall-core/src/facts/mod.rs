@@ -7,15 +7,16 @@ pub mod water;
 
 use crate::area::{self, PhaseAcres, PhaseOverlap};
 use crate::catalog::Catalog;
-use crate::claims::{ExemptionClaim, SiteStatus, Sourced, Stated, SwpppApproval};
 use crate::config::Role;
-use crate::load::{value_text, Feature};
+use crate::load::Feature;
+use crate::record::{self, Sourced};
 use crate::subject::{Subject, SubjectKind, WHOLE_PARCEL};
 use chrono::NaiveDate;
 use geo::{BoundingRect, Contains, Intersects};
 use geo_types::{Geometry, MultiPolygon};
 use serde::Serialize;
 use serde_json::Value;
+use std::sync::Arc;
 
 pub use water::{
     DivergenceInfo, EntryFacts, EntryRule, Impaired, NotCovered, Reach, ReceivingWater,
@@ -55,45 +56,47 @@ pub struct Jurisdiction {
     pub boundary_name: Option<String>,
 }
 
-/// What the site's record says about itself, typed (`crate::claims`), with the parcel
-/// class as the fallback for land use. Tri-state where the law needs to tell "recorded as
-/// no" from "not recorded".
+/// The land use the law reads: the record's own statement, else the covered parcels'
+/// class, each with the source that decided it ("site record: land_use", "parcel class
+/// 210"). Tri-state: "recorded as no" is not "not recorded".
 #[derive(Debug, Clone, Serialize)]
-pub struct Claims {
-    pub status: Stated<SiteStatus>,
-    /// The status as the record words it.
-    pub status_recorded: Option<String>,
-    pub address: Option<String>,
-    pub applicant: Option<String>,
-    /// The work is the construction of a single-family residence, and which source said so:
-    /// "site record: land_use" first, "parcel class 210" only when the record is silent.
+pub struct LandFacts {
+    /// The work is the construction of a single-family residence.
     pub single_family: Sourced,
+    /// The work is at an agricultural property.
     pub agricultural: Sourced,
-    /// Part of a larger common plan of development or sale (6); None when not recorded.
-    pub common_plan: Option<bool>,
-    pub common_plan_acres: Option<f64>,
-    pub swppp_approval: Stated<SwpppApproval>,
-    pub exemptions: Vec<ExemptionClaim>,
-    /// The officer's findings ((5)(d), (g)-(k)) count: false for a plan checked by its
-    /// applicant before filing, whose statements are claims only.
-    pub officer_record: bool,
-    pub parcel_ids: Vec<String>,
-    /// Ids in the site's `parcel_ids` that no parcels layer holds: a parcel-class fallback
-    /// (single-family, agricultural) cannot be settled without them.
-    pub unknown_parcels: Vec<String>,
-    /// Values of the record no vocabulary knows, each naming its field.
-    pub problems: Vec<String>,
 }
 
+/// The parcels the subject covers, and those its record names that no layer holds.
 #[derive(Debug, Clone, Serialize)]
+pub struct ParcelFacts {
+    /// Those it names, else those its disturbance (or footprint) meets.
+    pub covered: Vec<String>,
+    /// Ids in the record's `parcel_ids` that no parcels layer holds: a parcel-class fallback
+    /// (single-family, agricultural) cannot be settled without them.
+    pub unknown: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
 pub struct Facts {
     pub kind: SubjectKind,
     pub acreage: Acreage,
     pub jurisdiction: Jurisdiction,
     pub water: WaterFacts,
-    pub claims: Claims,
+    /// What the subject's record states about itself, as its edge read it.
+    pub record: Arc<record::Site>,
+    pub land: LandFacts,
+    pub parcels: ParcelFacts,
     /// [min lon, min lat, max lon, max lat] of the footprint.
     pub bbox: Option<[f64; 4]>,
+}
+
+impl Facts {
+    /// The officer's findings ((5)(d), (g)-(k)) count: false for a plan checked by its
+    /// applicant before filing, whose statements are claims only.
+    pub fn officer_record(&self) -> bool {
+        self.kind != SubjectKind::Drawn
+    }
 }
 
 /// A yes/no/unrecorded attribute: blank or absent is None.
@@ -111,13 +114,6 @@ pub fn value_tristate(v: Option<&Value>) -> Option<bool> {
     }
 }
 
-/// Column names of the site record: the first sites layer's renames, else the plain names.
-fn column<'a>(catalog: &'a Catalog, key: &'a str) -> &'a str {
-    catalog
-        .layer(Role::Sites)
-        .map_or(key, |l| l.config.field(key))
-}
-
 /// The parcels a subject covers: those it names, else those its disturbance (or footprint)
 /// meets, from every parcels layer.
 fn subject_parcels<'a>(
@@ -126,10 +122,10 @@ fn subject_parcels<'a>(
     probe: Option<&Geometry<f64>>,
 ) -> Vec<(&'a crate::layer::Layer, &'a Feature)> {
     let layers = catalog.layers_of(Role::Parcels);
-    if !subject.parcel_ids.is_empty() {
+    if !subject.parcel_ids().is_empty() {
         let layers: Vec<_> = layers.collect();
         return subject
-            .parcel_ids
+            .parcel_ids()
             .iter()
             .filter_map(|id| layers.iter().find_map(|l| l.get(id).map(|f| (*l, f))))
             .collect();
@@ -236,22 +232,8 @@ fn refused_inputs(catalog: &Catalog, subject: &Subject) -> Vec<String> {
     catalog
         .layers_of(Role::Disturbance)
         .flat_map(|l| &l.problems)
-        .filter(|p| p.site.as_deref() == Some(subject.id.as_str()))
+        .filter(|p| p.site.as_deref() == Some(subject.id()))
         .map(|p| format!("disturbance {} ({}): {}", p.feature, p.path, p.reason))
-        .collect()
-}
-
-/// What the loaders found wrong with the site's own row of a sites layer (a boundary the
-/// registry could not read or use), said as problems of its record.
-fn row_problems(catalog: &Catalog, subject: &Subject) -> Vec<String> {
-    if subject.kind != SubjectKind::Site {
-        return Vec::new();
-    }
-    catalog
-        .layers_of(Role::Sites)
-        .flat_map(|l| &l.problems)
-        .filter(|p| p.site.as_deref() == Some(subject.id.as_str()))
-        .map(|p| format!("{} row {}: {}", p.path, p.feature, p.reason))
         .collect()
 }
 
@@ -272,12 +254,11 @@ pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
         _ => &no_union,
     };
     let parcels = subject_parcels(catalog, subject, footprint.as_ref());
-    let claims = claims_of(catalog, subject, &parcels);
-    let acreage = acreage_of(catalog, subject, plan, disturbed, &parcels, &claims);
-    let water = if subject.outfall_unreadable {
+    let acreage = acreage_of(catalog, subject, plan, disturbed, &parcels);
+    let water = if subject.outfall_unreadable() {
         water::gather_unreadable_outfall(catalog, footprint.as_ref())
     } else {
-        water::gather(catalog, footprint.as_ref(), subject.outfall)
+        water::gather(catalog, footprint.as_ref(), subject.outfall())
     };
     Facts {
         kind: subject.kind,
@@ -288,50 +269,40 @@ pub fn gather(catalog: &Catalog, subject: &Subject) -> Facts {
             .map(|r| [r.min().x, r.min().y, r.max().x, r.max().y]),
         acreage,
         water,
-        claims,
+        record: subject.record.clone(),
+        land: land_of(catalog, subject, &parcels),
+        parcels: parcels_of(subject, &parcels),
     }
 }
 
-/// What the record claims of the subject, typed; a land use the record does not state is
-/// read from the covered parcels' class.
-fn claims_of(
+/// The land use: the record's statement, else the class of the parcels covered.
+fn land_of(
     catalog: &Catalog,
     subject: &Subject,
     parcels: &[(&crate::layer::Layer, &Feature)],
-) -> Claims {
+) -> LandFacts {
     let rules = &catalog.manifest.rules;
-    let get = |key: &str| subject.attributes.get(column(catalog, key)).cloned();
-    let record = crate::claims::read_claims(&get, &catalog.manifest.words);
-    let text = |key: &'static str| get(key).as_ref().and_then(value_text);
-    Claims {
-        status: record.status,
-        status_recorded: text("status"),
-        address: text("address"),
-        applicant: text("applicant"),
+    let (single_family, agricultural) = subject.record.land_use_said();
+    LandFacts {
         single_family: record_or_class(
-            record.single_family,
+            single_family,
             class_fallback(parcels, &rules.single_family_classes),
         ),
         agricultural: record_or_class(
-            record.agricultural,
+            agricultural,
             class_fallback(parcels, &rules.agricultural_classes),
         ),
-        common_plan: record.common_plan,
-        common_plan_acres: record.common_plan_acres,
-        swppp_approval: record.approval,
-        exemptions: record.exemptions,
-        officer_record: subject.kind != SubjectKind::Drawn,
-        parcel_ids: parcels.iter().map(|(_, p)| p.id.clone()).collect(),
-        unknown_parcels: subject
-            .parcel_ids
+    }
+}
+
+fn parcels_of(subject: &Subject, parcels: &[(&crate::layer::Layer, &Feature)]) -> ParcelFacts {
+    ParcelFacts {
+        covered: parcels.iter().map(|(_, p)| p.id.clone()).collect(),
+        unknown: subject
+            .parcel_ids()
             .iter()
             .filter(|id| !parcels.iter().any(|(_, p)| &p.id == *id))
             .cloned()
-            .collect(),
-        problems: record
-            .problems
-            .into_iter()
-            .chain(row_problems(catalog, subject))
             .collect(),
     }
 }
@@ -344,7 +315,6 @@ fn acreage_of(
     plan: area::PlanAcres,
     disturbed: &MultiPolygon<f64>,
     parcels: &[(&crate::layer::Layer, &Feature)],
-    claims: &Claims,
 ) -> Acreage {
     let (total, peak) = (plan.total_acres, plan.peak);
     let polygons = subject.all_polygons().len();
@@ -362,7 +332,8 @@ fn acreage_of(
     } else {
         0.0
     };
-    let approval_day = claims
+    let approval_day = subject
+        .record
         .swppp_approval
         .known()
         .filter(|a| a.approved())

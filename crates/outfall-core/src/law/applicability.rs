@@ -3,8 +3,8 @@
 
 use super::exemptions::check_claim;
 use super::{acres, and3, assumed, refused, refused_note, Decision, Decisions, RuleId};
-use crate::claims::{SiteStatus, Stated};
 use crate::law::prose::prose;
+use crate::record::{SiteStatus, Stated, SITE};
 use crate::subject::SubjectKind;
 use serde_json::Value;
 
@@ -43,7 +43,7 @@ pub fn jurisdiction(x: &Decisions) -> Decision {
 /// An unverified claim is `None` and changes no requirement.
 pub fn exemption(x: &Decisions) -> Decision {
     let (f, r) = (x.f, x.r);
-    let claims = &f.claims.exemptions;
+    let claims = &f.record.exemption_claims;
     let stated: Vec<&str> = claims.iter().map(|c| c.stated.as_str()).collect();
     if claims.is_empty() {
         return Decision::new(Some(false), "No exemption under (5) is claimed.")
@@ -88,7 +88,7 @@ pub fn land_development_activity(x: &Decisions) -> Decision {
     let (f, r) = (x.f, x.r);
     let a = &f.acreage;
     let pre = assumed(f);
-    let plan = f.claims.common_plan;
+    let plan = f.record.common_plan;
     let d = if !a.recorded {
         Decision::new(
             None,
@@ -121,7 +121,7 @@ pub fn land_development_activity(x: &Decisions) -> Decision {
             None,
             prose!("{pre}{} disturbed, below the {} acre threshold; whether it is \"part of a larger common plan of development or sale\" (6) is not recorded, and that decides it.", acres(a.total_acres), r.land_development_acres),
         )
-        .missing(["whether the site is part of a larger common plan of development or sale (common_plan)".to_string()])
+        .missing([prose!("whether the site is part of a larger common plan of development or sale ({})", SITE.common_plan.name)])
     } else {
         Decision::new(
             Some(false),
@@ -129,7 +129,7 @@ pub fn land_development_activity(x: &Decisions) -> Decision {
         )
     };
     d.fact("total_acres", a.total_acres)
-        .fact("common_plan", plan)
+        .fact(SITE.common_plan.name, plan)
         .fact("threshold_acres", r.land_development_acres)
 }
 
@@ -163,10 +163,10 @@ pub fn swppp_required(x: &Decisions) -> Decision {
 /// one. A status or approval in words no vocabulary knows decides nothing: `null`.
 pub fn active_without_approval(x: &Decisions) -> Decision {
     let f = x.f;
-    let c = &f.claims;
+    let c = &f.record;
     let required = x.get(RuleId::SwpppRequired);
     let approval = c.swppp_approval.known();
-    let building = match &c.status {
+    let building = match &c.status.value {
         _ if f.kind != SubjectKind::Site => {
             return Decision::new(
                 Some(false),
@@ -192,7 +192,7 @@ pub fn active_without_approval(x: &Decisions) -> Decision {
         .missing([missing]),
         (Ok(false), _) => Decision::new(
             Some(false),
-            prose!("The site is not under construction (status: {}).", status_words(&c.status)),
+            prose!("The site is not under construction (status: {}).", status_words(&c.status.value)),
         ),
         (Ok(true), Stated::Unreadable(w)) => Decision::new(
             None,
@@ -214,8 +214,8 @@ pub fn active_without_approval(x: &Decisions) -> Decision {
             }
         }
     };
-    d.fact("status", status_code(&c.status))
-        .fact("swppp_approval", approval.map(|a| a.describe()))
+    d.fact(SITE.status.name, status_code(&c.status.value))
+        .fact(SITE.swppp_approval.name, approval.map(|a| a.describe()))
         .fact("swppp_required", required.met)
 }
 

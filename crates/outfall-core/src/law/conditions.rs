@@ -5,10 +5,10 @@ mod water;
 pub use water::{construction_causes, water_test};
 
 use super::{acres, and3, assumed, or3, refused, refused_note, Decision, Decisions, RuleId};
-use crate::claims::Sourced;
 use crate::config::Rules;
 use crate::facts::Facts;
 use crate::law::prose::prose;
+use crate::record::{Sourced, SITE};
 
 /// Condition A: a land development activity discharging a pollutant of concern to a listed
 /// water or a TMDL watershed where stormwater is a source.
@@ -51,7 +51,7 @@ fn outside_town(f: &Facts) -> bool {
 
 /// The acreage Conditions B and C read: the larger common plan's when the site gives it.
 fn plan_acres(f: &Facts) -> (f64, bool) {
-    match (f.claims.common_plan, f.claims.common_plan_acres) {
+    match (f.record.common_plan, f.record.common_plan_acres) {
         (Some(true), Some(p)) => (p, true),
         _ => (f.acreage.total_acres, false),
     }
@@ -199,9 +199,8 @@ struct RangeView<'a> {
 
 impl<'a> RangeView<'a> {
     fn of(f: &'a Facts, r: &Rules) -> RangeView<'a> {
-        let c = &f.claims;
         let (acres, plan) = plan_acres(f);
-        let (sf, ag) = (&c.single_family, &c.agricultural);
+        let (sf, ag) = (&f.land.single_family, &f.land.agricultural);
         let excluded = or3(sf.value, ag.value);
         let from_class = |s: &Sourced| {
             s.source
@@ -214,7 +213,7 @@ impl<'a> RangeView<'a> {
             unrecorded: !plan && !f.acreage.recorded,
             in_range: acres >= r.land_development_acres && acres < r.condition_b_acres,
             short: !plan && !f.acreage.refused.is_empty() && excluded != Some(true),
-            class_open: !c.unknown_parcels.is_empty()
+            class_open: !f.parcels.unknown.is_empty()
                 && (from_class(sf) || from_class(ag) || excluded.is_none()),
             excluded,
             sf,
@@ -225,7 +224,6 @@ impl<'a> RangeView<'a> {
 
 /// Condition C's answer from the acres and the land use alone, and its reason.
 fn range_outcome(f: &Facts, r: &Rules, v: &RangeView) -> (Option<bool>, String) {
-    let c = &f.claims;
     let pre = assumed(f);
     let range = prose!(
         "{} to {} acres",
@@ -248,10 +246,13 @@ fn range_outcome(f: &Facts, r: &Rules, v: &RangeView) -> (Option<bool>, String) 
     } else if v.short {
         (None, prose!("{pre}{whose}.{}", refused_note(f)))
     } else if !v.in_range {
-        let note = if c.common_plan == Some(true) && !v.plan && v.acres < r.land_development_acres {
-            " The site is part of a larger common plan whose acreage is not recorded (common_plan_acres); with it, the plan's acreage would decide this."
+        let note = if f.record.common_plan == Some(true)
+            && !v.plan
+            && v.acres < r.land_development_acres
+        {
+            prose!(" The site is part of a larger common plan whose acreage is not recorded ({}); with it, the plan's acreage would decide this.", SITE.common_plan_acres.name)
         } else {
-            ""
+            String::new()
         };
         (
             Some(false),
@@ -260,7 +261,7 @@ fn range_outcome(f: &Facts, r: &Rules, v: &RangeView) -> (Option<bool>, String) 
     } else if v.class_open {
         (None, prose!(
             "{pre}{whose}, within {range}, but the site names parcels the data lacks ({}), and their property class could exclude it as a single-family residence or agricultural property.",
-            c.unknown_parcels.join(", ")
+            f.parcels.unknown.join(", ")
         ))
     } else if sf.value == Some(true) {
         (Some(false), prose!("{pre}{whose}, but the work is the construction of a single-family residence ({}), which Condition C excludes.", sf.source.as_deref().unwrap_or("site record")))
@@ -286,20 +287,23 @@ fn range_missing(f: &Facts, v: &RangeView, mut missing: Vec<String>) -> Vec<Stri
     if v.in_range && !v.unrecorded && !v.short {
         if v.class_open {
             missing.extend(
-                f.claims
-                    .unknown_parcels
+                f.parcels
+                    .unknown
                     .iter()
                     .map(|p| prose!("parcel {p} (named in parcel_ids, not in any parcels layer)")),
             );
         }
         if v.sf.value.is_none() && v.excluded.is_none() {
-            missing.push(
-                "whether the work is the construction of a single-family residence (land_use)"
-                    .into(),
-            );
+            missing.push(prose!(
+                "whether the work is the construction of a single-family residence ({})",
+                SITE.land_use.name
+            ));
         }
         if v.ag.value.is_none() && v.excluded.is_none() {
-            missing.push("whether the work is at an agricultural property (land_use)".into());
+            missing.push(prose!(
+                "whether the work is at an agricultural property ({})",
+                SITE.land_use.name
+            ));
         }
     }
     if v.short {

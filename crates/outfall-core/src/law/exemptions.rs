@@ -3,10 +3,10 @@
 //! it stays "claimed, unverified" and changes no requirement. What "verified" means for each
 //! code is in `CODES[..].verified_by`.
 
-use crate::claims::{Evidence, ExemptionClaim};
 use crate::config::Rules;
 use crate::facts::Facts;
 use crate::law::prose::prose;
+use crate::record::{Evidence, ExemptionClaim, SITE};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Code {
@@ -71,7 +71,7 @@ fn finding(
     what: &str,
 ) -> (Option<bool>, Option<String>, String) {
     let fact = prose!("the Stormwater Management Officer's finding that {what} ({field})");
-    if !f.claims.officer_record {
+    if !f.officer_record() {
         return (
             None,
             Some(fact),
@@ -89,7 +89,7 @@ fn finding(
 type Outcome = (Option<bool>, Option<String>, String);
 
 fn agricultural(f: &Facts, e: &Evidence) -> Outcome {
-    let farm = f.claims.agricultural.value;
+    let farm = f.land.agricultural.value;
     let (structures, miss) = needs(
         e.new_structures,
         false,
@@ -97,14 +97,18 @@ fn agricultural(f: &Facts, e: &Evidence) -> Outcome {
     );
     let why = match (e.new_structures, farm) {
         (Some(true), _) => "the work includes new structures, and \"Agricultural Activity\" (6) \"shall not include ... the construction of new structures associated with agricultural activities\"".to_string(),
-        (_, Some(false)) => prose!("the site is not recorded as an active farm ({})", f.claims.agricultural.source.as_deref().unwrap_or("site record")),
+        (_, Some(false)) => prose!("the site is not recorded as an active farm ({})", f.land.agricultural.source.as_deref().unwrap_or("site record")),
         (None, _) => "the record does not say whether new structures are built, which the definition of \"Agricultural Activity\" excludes".to_string(),
         (Some(false), None) => "no new structures, but whether the site is an active farm is not recorded".to_string(),
         (Some(false), Some(true)) => "an active farm's work with no new structures".to_string(),
     };
     let miss = miss.or_else(|| {
-        farm.is_none()
-            .then(|| "whether the site is an active farm (land_use agricultural)".to_string())
+        farm.is_none().then(|| {
+            prose!(
+                "whether the site is an active farm ({} agricultural)",
+                SITE.land_use.name
+            )
+        })
     });
     (crate::law::and3(structures, farm), miss, why)
 }

@@ -21,6 +21,7 @@ pub use plan::{
 
 use crate::config::{settings, Clauses, Rules};
 use crate::facts::Facts;
+use crate::record::{Stated, SITE};
 pub use fact_map::FactMap;
 pub use prose::number_words;
 use prose::prose;
@@ -263,19 +264,20 @@ fn finding(id: RuleId, d: Decision, f: &Facts, c: &Clauses) -> Finding {
 /// The sources a rule reads, as the subject's facts record them.
 fn sources(id: RuleId, f: &Facts) -> Vec<Cow<'static, str>> {
     use RuleId::*;
-    let c = &f.claims;
+    let c = &f.record;
     let acres = || match (c.common_plan, c.common_plan_acres) {
-        (Some(true), Some(_)) => "site record: common_plan_acres".into(),
+        (Some(true), Some(_)) => SITE.common_plan_acres.source.into(),
         _ if f.acreage.whole_parcel => "the parcel, as if wholly disturbed".into(),
         _ => "disturbance polygons".into(),
     };
     let approval = || match &c.swppp_approval {
-        crate::claims::Stated::Known(a) => Some(a.source.clone().into()),
-        crate::claims::Stated::Unreadable(w) => Some(prose!("site record: approval '{w}'").into()),
-        crate::claims::Stated::NotRecorded => None,
+        Stated::Known(a) => Some(a.source.clone().into()),
+        Stated::Unreadable(w) => Some(prose!("site record: approval '{w}'").into()),
+        Stated::NotRecorded => None,
     };
     let status = || {
-        c.status_recorded
+        c.status
+            .recorded
             .as_ref()
             .map(|w| prose!("site record: status '{w}'").into())
     };
@@ -298,13 +300,13 @@ fn sources(id: RuleId, f: &Facts) -> Vec<Cow<'static, str>> {
             None => "no boundary layer".into(),
         })],
         Exemption => c
-            .exemptions
+            .exemption_claims
             .iter()
             .map(|e| Some(prose!("site record: exemption '{}'", e.stated).into()))
             .collect(),
         LandDevelopmentActivity => vec![
             Some(acres()),
-            c.common_plan.map(|_| "site record: common_plan".into()),
+            c.common_plan.map(|_| SITE.common_plan.source.into()),
         ],
         ActiveWithoutApproval => vec![status(), approval()],
         FiveAcreLimit => vec![
@@ -320,8 +322,8 @@ fn sources(id: RuleId, f: &Facts) -> Vec<Cow<'static, str>> {
         ConditionB => vec![Some(acres())],
         ConditionC => vec![
             Some(acres()),
-            c.single_family.source.clone().map(Cow::Owned),
-            c.agricultural.source.clone().map(Cow::Owned),
+            f.land.single_family.source.clone().map(Cow::Owned),
+            f.land.agricultural.source.clone().map(Cow::Owned),
         ],
         SwpppRequired | SwpppFull | SwpppPreparer | Inspections => {
             vec![Some("the findings above".into())]

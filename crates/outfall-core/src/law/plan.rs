@@ -6,6 +6,7 @@ use super::{acres, and3, assumed, or3, refused, refused_note, Decision, Decision
 use crate::config::Rules;
 use crate::facts::{EntryRule, Facts};
 use crate::law::prose::prose;
+use crate::record::SITE;
 
 /// How the first receiving water was found, in words. A nearest-water pick is said to be a
 /// guess that an outfall point would settle.
@@ -108,7 +109,7 @@ pub fn five_acre_limit(x: &Decisions) -> Decision {
     let a = &f.acreage;
     let limit = r.max_disturbed_at_once_acres;
     let required = x.get(RuleId::SwpppRequired);
-    let approval = f.claims.swppp_approval.known().filter(|x| x.approved());
+    let approval = f.record.swppp_approval.known().filter(|x| x.approved());
     let over = a.peak_acres > limit + 1e-9;
     let when = a.peak_date.map(|d| prose!(" from {d}")).unwrap_or_default();
     let pre = assumed(f);
@@ -145,7 +146,7 @@ pub fn five_acre_limit(x: &Decisions) -> Decision {
             .missing(["a disturbance plan with its phases and dates".to_string()])
     } else if let Some(ap) = approval {
         with_approval(f, r, ap)
-    } else if let crate::claims::Stated::Unreadable(w) = &f.claims.swppp_approval {
+    } else if let crate::record::Stated::Unreadable(w) = &f.record.swppp_approval {
         Decision::new(None, prose!("{pre}Peak disturbed at one time is {}{when}, over the {limit} acre limit; the SWPPP approval is recorded as '{w}', which the approval vocabulary does not know, so whether the disturbance is \"pursuant to an approved SWPPP\" cannot be told.", acres(a.peak_acres)))
             .missing([prose!("the SWPPP approval's decision (got '{w}')")])
     } else if undated {
@@ -153,7 +154,7 @@ pub fn five_acre_limit(x: &Decisions) -> Decision {
             .missing(a.undated_phases.iter().map(|p| prose!("start and end dates of phase {p}")))
     } else {
         let recorded = f
-            .claims
+            .record
             .swppp_approval
             .known()
             .map(|x| prose!(" (recorded: {})", x.describe()))
@@ -167,8 +168,8 @@ pub fn five_acre_limit(x: &Decisions) -> Decision {
     d.fact("peak_acres", a.peak_acres)
         .fact("peak_date", a.peak_date)
         .fact(
-            "swppp_approval",
-            f.claims.swppp_approval.known().map(|x| x.describe()),
+            SITE.swppp_approval.name,
+            f.record.swppp_approval.known().map(|x| x.describe()),
         )
         .fact(
             "before_approval_acres",
@@ -178,7 +179,7 @@ pub fn five_acre_limit(x: &Decisions) -> Decision {
 }
 
 /// Over the limit with an approved SWPPP: only the disturbance before its date counts.
-fn with_approval(f: &Facts, r: &Rules, ap: &crate::claims::SwpppApproval) -> Decision {
+fn with_approval(f: &Facts, r: &Rules, ap: &crate::record::SwpppApproval) -> Decision {
     let a = &f.acreage;
     let limit = r.max_disturbed_at_once_acres;
     let pre = assumed(f);

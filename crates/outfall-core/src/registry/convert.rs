@@ -81,7 +81,7 @@ pub fn records_from_catalog(catalog: &Catalog) -> (Vec<SiteRecord>, Vec<Disturba
                     properties.insert(key, v);
                 }
             }
-            if let (Some(n), false) = (&s.name, properties.contains_key("name")) {
+            if let (Some(n), false) = (&s.record.name, properties.contains_key("name")) {
                 properties.insert("name".into(), Value::String(n.clone()));
             }
             SiteRecord {

@@ -1,14 +1,14 @@
 //! The schema's migrations, run by `run` for every store; and rows written before the typed
 //! site record, made typed: schema version 2 converts every existing row once, and seeding
 //! converts the file layers' rows the same way, so a registry holds codes and objects
-//! whatever wrote it. A value is converted only where `claims::read_claims` reads it with
+//! whatever wrote it. A value is converted only where `record::Site::read` reads it with
 //! certainty; the rest keep their text and are flagged. Each converted or flagged field
 //! leaves an audit row by "migration" with the old value.
 
 use super::guard;
 use super::store::{audit, Store, Tx};
 use super::{now_utc, FieldChange, SiteRecord, V2_TYPED_RECORD_SQL};
-use crate::claims::{self, lookup, Stated, SwpppApproval, Vocabulary};
+use crate::claims::{lookup, Stated, SwpppApproval, Vocabulary};
 use crate::error::Result;
 use serde_json::{json, Map, Value};
 
@@ -59,7 +59,7 @@ fn upgrade_approval(site: &mut SiteRecord, words: &Vocabulary, notes: &mut Vec<N
     };
     let old = Value::String(text.clone());
     let get = |k: &str| (k == "approved_swppp").then(|| old.clone());
-    match claims::read_claims(&get, words).approval {
+    match crate::record::Site::read("", &get, words).swppp_approval {
         Stated::Known(a) => {
             let object = approval_json(&a);
             site.properties.remove("approved_swppp");

@@ -25,13 +25,10 @@ impl Report {
             s,
             "Site {}{}",
             site.id,
-            site.name
-                .as_deref()
-                .map(|n| format!(" — {n}"))
-                .unwrap_or_default()
+            site.name().map(|n| format!(" — {n}")).unwrap_or_default()
         )
         .ok();
-        if let Some(a) = &site.address {
+        if let Some(a) = site.address() {
             writeln!(s, "Address: {a}").ok();
         }
         s.push_str(&site.record_text());
@@ -226,7 +223,7 @@ impl SiteInfo {
     /// The typed record's lines of the text report: status in words, the SWPPP decision and
     /// its source, and the values no vocabulary knows.
     fn record_text(&self) -> String {
-        let mut s = match (&self.status, &self.status_recorded) {
+        let mut s = match (self.status(), self.status_recorded()) {
             (Some(st), Some(w)) if w != st => {
                 format!("Status: {} (recorded as '{w}')\n", st.replace('_', " "))
             }
@@ -234,10 +231,10 @@ impl SiteInfo {
             (None, Some(w)) => format!("Status: '{w}' (not a status word this data set knows)\n"),
             (None, None) => String::new(),
         };
-        if let Some(a) = &self.swppp_approval {
+        if let Some(a) = self.swppp_approval() {
             s += &format!("SWPPP: {} [{}]\n", a.describe(), a.source);
         }
-        for p in &self.record_problems {
+        for p in self.record_problems() {
             s += &format!("Record problem: {p}\n");
         }
         s

@@ -95,8 +95,8 @@ fn best(q: &Query, texts: &[&str]) -> Option<Match> {
 fn sites(reports: &HashMap<String, Report>, q: &Query) -> Vec<Found> {
     let mut out = Vec::new();
     for r in reports.values() {
-        let name = r.site.name.as_deref().unwrap_or("");
-        let address = r.site.address.as_deref().unwrap_or("");
+        let name = r.site.name().unwrap_or("");
+        let address = r.site.address().unwrap_or("");
         // A street in the query finds a site by its own address, not by a name naming one.
         let texts: &[&str] = if q.street {
             &[address]

@@ -8,25 +8,58 @@ use std::collections::BTreeMap;
 
 const SHIPPED: &str = include_str!("site.toml");
 
-/// A data set's own words, from the manifest's `[vocabulary]` table: word = code.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct VocabularyConfig {
-    pub status: BTreeMap<String, String>,
-    pub approval: BTreeMap<String, String>,
-    pub approving_body: BTreeMap<String, String>,
-    pub land_use: BTreeMap<String, String>,
-    pub exemption: BTreeMap<String, String>,
+/// Declares the word tables once: each table's name (the manifest's `[vocabulary.<name>]`
+/// and `outfall rules`' first column) comes from its field with `stringify!`, never a second
+/// string, and each is checked against its closed list of codes.
+macro_rules! tables {
+    ($($(#[doc = $d:literal])* $t:ident: $codes:ident,)*) => {
+        /// A data set's own words, from the manifest's `[vocabulary]` table: word = code.
+        #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct VocabularyConfig {
+            $($(#[doc = $d])* pub $t: BTreeMap<String, String>,)*
+        }
+
+        /// The tables as used: every word normalized once, the data set's words over the
+        /// shipped.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct Vocabulary {
+            $($(#[doc = $d])* pub $t: BTreeMap<String, String>,)*
+        }
+
+        impl Vocabulary {
+            /// The shipped tables with a data set's words added. The error names a word whose
+            /// code is not in the closed list.
+            pub fn with(extra: &VocabularyConfig) -> Result<Vocabulary, String> {
+                let shipped: VocabularyConfig =
+                    toml::from_str(SHIPPED).map_err(|e| e.to_string())?;
+                Ok(Vocabulary {
+                    $($t: table(stringify!($t), &shipped.$t, &extra.$t, &$codes)?,)*
+                })
+            }
+
+            /// Every table as rows (table, word, code), for `outfall rules`.
+            pub fn rows(&self) -> Vec<(&'static str, &str, &str)> {
+                [$((stringify!($t), &self.$t)),*]
+                    .into_iter()
+                    .flat_map(|(name, t)| t.iter().map(move |(w, c)| (name, w.as_str(), c.as_str())))
+                    .collect()
+            }
+        }
+    };
 }
 
-/// The tables as used: every word normalized once, the data set's words over the shipped.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Vocabulary {
-    pub status: BTreeMap<String, String>,
-    pub approval: BTreeMap<String, String>,
-    pub approving_body: BTreeMap<String, String>,
-    pub land_use: BTreeMap<String, String>,
-    pub exemption: BTreeMap<String, String>,
+tables! {
+    /// Where a site's work stands.
+    status: STATUS_CODES,
+    /// The decision on a SWPPP.
+    approval: APPROVAL_CODES,
+    /// Who approved a SWPPP.
+    approving_body: BODY_CODES,
+    /// What the work is.
+    land_use: LAND_USE_CODES,
+    /// The (5) exemption a claim names.
+    exemption: EXEMPTION_CODES,
 }
 
 /// The codes each table may map to: a manifest word mapped to anything else is refused.
@@ -51,70 +84,25 @@ impl Default for Vocabulary {
     }
 }
 
-impl Vocabulary {
-    /// The shipped tables with a data set's words added. The error names a word whose code
-    /// is not in the closed list.
-    pub fn with(extra: &VocabularyConfig) -> Result<Vocabulary, String> {
-        let shipped: VocabularyConfig = toml::from_str(SHIPPED).map_err(|e| e.to_string())?;
-        let table = |name: &str,
-                     base: &BTreeMap<String, String>,
-                     own: &BTreeMap<String, String>,
-                     codes: &[&str]|
-         -> Result<BTreeMap<String, String>, String> {
-            let mut out = BTreeMap::new();
-            for (word, code) in base.iter().chain(own) {
-                if !codes.contains(&code.as_str()) {
-                    return Err(format!(
-                        "vocabulary.{name}: '{word}' maps to '{code}', which is not one of {}",
-                        codes.join(", ")
-                    ));
-                }
-                out.insert(normalize(word), code.clone());
-            }
-            Ok(out)
-        };
-        Ok(Vocabulary {
-            status: table("status", &shipped.status, &extra.status, &STATUS_CODES)?,
-            approval: table(
-                "approval",
-                &shipped.approval,
-                &extra.approval,
-                &APPROVAL_CODES,
-            )?,
-            approving_body: table(
-                "approving_body",
-                &shipped.approving_body,
-                &extra.approving_body,
-                &BODY_CODES,
-            )?,
-            land_use: table(
-                "land_use",
-                &shipped.land_use,
-                &extra.land_use,
-                &LAND_USE_CODES,
-            )?,
-            exemption: table(
-                "exemption",
-                &shipped.exemption,
-                &extra.exemption,
-                &EXEMPTION_CODES,
-            )?,
-        })
+/// One table: the shipped words, then the data set's, each normalized and mapped to one of
+/// `codes`.
+fn table(
+    name: &str,
+    base: &BTreeMap<String, String>,
+    own: &BTreeMap<String, String>,
+    codes: &[&str],
+) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    for (word, code) in base.iter().chain(own) {
+        if !codes.contains(&code.as_str()) {
+            return Err(format!(
+                "vocabulary.{name}: '{word}' maps to '{code}', which is not one of {}",
+                codes.join(", ")
+            ));
+        }
+        out.insert(normalize(word), code.clone());
     }
-
-    /// Every table as rows (table, word, code), for `outfall rules`.
-    pub fn rows(&self) -> Vec<(&'static str, &str, &str)> {
-        [
-            ("status", &self.status),
-            ("approval", &self.approval),
-            ("approving_body", &self.approving_body),
-            ("land_use", &self.land_use),
-            ("exemption", &self.exemption),
-        ]
-        .into_iter()
-        .flat_map(|(name, t)| t.iter().map(move |(w, c)| (name, w.as_str(), c.as_str())))
-        .collect()
-    }
+    Ok(out)
 }
 
 /// Looks a word up whole in one table.

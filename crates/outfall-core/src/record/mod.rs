@@ -1,8 +1,36 @@
-//! What the town records about its sites over time, shared by the site registry (which stores
-//! it) and the inspection calendar (which reads it). Plain data: no storage, no judgement.
+//! What the town records about its sites: the site record itself, one typed value declared
+//! once (`site.rs`) and built once at each edge (a file, a registry row, a drawn plan), and
+//! what is recorded over time, shared by the site registry (which stores it) and the
+//! inspection calendar (which reads it). Plain data: no storage, no judgement.
+
+mod declare;
+mod edges;
+mod fields;
+mod legacy;
+mod site;
+mod types;
+
+pub use declare::{
+    problems_in_order, Field, FieldType, FlatShape, Get, May, Name, Outcomes, ReportAs, Store,
+};
+pub use fields::{code_of, Code};
+pub use site::{Evidence, EvidenceFields, Site, SiteFields, EVIDENCE, SITE};
+pub use types::{
+    ApprovingBody, Coded, Decision, ExemptionClaim, LandUse, LandUseStatement, SiteStatus, Sourced,
+    Stated, SwpppApproval,
+};
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
+
+impl Site {
+    /// The record's own statement of land use, before any parcel-class fallback: whether
+    /// the work is a single-family residence and whether it is agricultural, with the column
+    /// that said so.
+    pub fn land_use_said(&self) -> (Sourced, Sourced) {
+        self.land_use.said(&SITE.land_use)
+    }
+}
 
 /// One site inspection, as the inspector enters it in the site logbook ((9)(a)[2]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -60,3 +88,6 @@ impl InspectionQuery<'_> {
         offset: 0,
     };
 }
+
+#[cfg(test)]
+mod tests;
