@@ -21,6 +21,7 @@ pub mod law;
 pub mod layer;
 pub mod load;
 pub mod measure;
+pub mod names;
 pub mod network;
 pub mod period;
 pub mod prepared;

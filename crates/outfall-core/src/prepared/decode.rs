@@ -6,9 +6,9 @@
 use super::{properties_from_stored, Sidecar, ID_COLUMN, ORDER_COLUMN, PROPERTIES_COLUMN};
 use crate::attributes::Keys;
 use crate::error::{Error, Result};
-use crate::layer::IndexEntry;
 use crate::load::fgb as fgbread;
 use crate::load::Feature;
+use crate::load::IndexEntry;
 use flatgeobuf::ColumnType;
 use geo::CoordsIter;
 use geo_types::{Coord, Geometry, Rect};
@@ -106,7 +106,7 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
                     )))
                 }
             }
-            entries.extend(r.map(|r| IndexEntry::new(crate::layer::rectangle(r), place)));
+            entries.extend(r.map(|r| IndexEntry::new(crate::load::rectangle(r), place)));
             features.push(f);
             places.push(place as u32);
         }
