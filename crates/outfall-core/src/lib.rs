@@ -19,6 +19,7 @@ pub mod facts;
 pub mod frame;
 pub mod law;
 pub mod layer;
+pub mod layer_properties;
 pub mod load;
 pub mod measure;
 pub mod names;
