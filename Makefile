@@ -10,16 +10,27 @@ run: tools web
 	cargo build --release
 	./target/release/outfall serve --data data/clay --bind $(BIND) --web web
 
-# Unit and integration tests (Rust, incl. the GDAL client test), lint, three replicas behind
-# HAProxy over PostGIS (scripts/replicas.sh), then the browser test.
+# Clippy's driver compiling the workspace's own crates: lints (as errors) and the artifacts in
+# one build, which the tests, the binary and the browser tests then share. `cargo clippy` is
+# this same driver run as a check, which would compile every crate a second time. The driver's
+# artifacts have their own names in target/, so a plain `cargo build` beside them stays fresh.
+LINTED := RUSTC_WORKSPACE_WRAPPER="$$(rustc --print sysroot)/bin/clippy-driver" \
+	CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+
+# Lint, unit and integration tests (Rust, incl. the GDAL client test), three replicas behind
+# HAProxy over PostGIS (scripts/replicas.sh), then the browser tests, on one release build.
 test: tools web clients
 	scripts/ensure-tools.sh test
-	cargo fmt --check
-	cargo clippy --release --workspace --all-targets -- -D warnings
-	scripts/with-postgis.sh cargo test --release --workspace
+	$(MAKE) --no-print-directory lint
+	$(LINTED) scripts/with-postgis.sh cargo test --release --workspace
 	./target/release/outfall validate --data data/clay --strict
 	scripts/replicas.sh
-	$(MAKE) e2e
+	scripts/e2e.sh $(E2E_PORT)
+
+# The lint step of `make test` alone (and the build the tests then use).
+lint:
+	cargo fmt --check
+	$(LINTED) cargo test --release --workspace --all-targets --no-run
 
 tools:
 	@scripts/ensure-tools.sh build

@@ -22,4 +22,4 @@ for _ in $(seq 1 1500); do
   sleep 0.2
 done
 [ -n "$up" ] || { echo "FAIL: the e2e server did not answer within 300 s" >&2; cat target/e2e-server.log; exit 1; }
-OUTFALL_URL="http://127.0.0.1:$port" node --test tests/e2e/
+OUTFALL_URL="http://127.0.0.1:$port" node --test --test-concurrency="${E2E_JOBS:-2}" tests/e2e/

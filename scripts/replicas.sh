@@ -52,7 +52,7 @@ wait_ok() {
 start_replica() {
   local r=$1
   "$BIN" serve --data data/clay --web web --registry "$PG" --bind "127.0.0.1:$((BASE + r))" \
-    --drain-secs 1 >>"$WORK/replica$r.log" 2>&1 &
+    --drain-secs 1 --trusted-proxy 127.0.0.1 >>"$WORK/replica$r.log" 2>&1 &
   PID[$r]=$!
   wait_ok "http://127.0.0.1:$((BASE + r))/readyz"
 }
@@ -97,6 +97,8 @@ frontend stats
   stats uri /stats
 backend outfall
   balance roundrobin
+  # The client's address, which the replicas count failed token checks by (--trusted-proxy).
+  option forwardfor
   # One request per replica connection: a replica that shuts down never closes an idle
   # connection under a request the balancer is about to send on it.
   option http-server-close

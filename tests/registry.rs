@@ -1652,3 +1652,292 @@ fn postgis_outside_edit_changes_the_etag_and_is_audited() {
     assert_eq!(outside[0]["field"], "name");
     assert_eq!(outside[0]["new_value"], "Renamed in QGIS");
 }
+
+/// Another program's connection to a registry, as sqlite3 (or QGIS) or psql makes one.
+enum Outside {
+    File(rusqlite::Connection),
+    Db(postgres::Client),
+}
+
+impl Outside {
+    fn file(e: &Env) -> Outside {
+        let path = e.dir.path().join("registry.gpkg");
+        Outside::File(rusqlite::Connection::open(path).expect("open the file"))
+    }
+
+    fn db(url: &str) -> Outside {
+        Outside::Db(postgres::Client::connect(url, postgres::NoTls).expect("connect"))
+    }
+
+    fn run(&mut self, sql: &str) {
+        let done = match self {
+            Outside::File(c) => c.execute_batch(sql).map_err(|e| e.to_string()),
+            Outside::Db(c) => c.batch_execute(sql).map_err(|e| e.to_string()),
+        };
+        done.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+
+    fn count(&mut self, sql: &str) -> i64 {
+        match self {
+            Outside::File(c) => c.query_row(sql, [], |r| r.get(0)).expect(sql),
+            Outside::Db(c) => c.query_one(sql, &[]).expect(sql).get(0),
+        }
+    }
+}
+
+/// The audit rows of outside edits of a site, as `GET /sites/{id}/history` gives them.
+fn outside_values(e: &Env, site: &str) -> Vec<Value> {
+    let history = e.get(&format!("/sites/{site}/history")).json;
+    history["history"]
+        .as_array()
+        .expect("history")
+        .iter()
+        .filter(|h| h["who"] == "outside the service")
+        .map(|h| h["new_value"].clone())
+        .collect()
+}
+
+/// Issue 40, item 8: the service's marker cannot be imitated by another connection. Each
+/// `forge` transaction renames S01 (`{name}`) while imitating it: the edit is audited and
+/// moves the version (so the ETag), as any outside edit.
+fn a_forged_marker_hides_no_edit(e: &Env, outside: &mut Outside, forge: &[&str]) {
+    let before = e.get("/sites/S01");
+    for (n, sql) in forge.iter().enumerate() {
+        outside.run(&sql.replace("{name}", &format!("Forged {n}")));
+    }
+    let after = e.get("/sites/S01");
+    let moved = before.json["version"].as_i64().unwrap_or(0) + forge.len() as i64;
+    assert_eq!(after.json["version"], moved, "{}", after.json);
+    assert_ne!(etag(&before), etag(&after));
+    let audited = outside_values(e, "S01");
+    for n in 0..forge.len() {
+        assert!(
+            audited.contains(&json!(format!("Forged {n}"))),
+            "{audited:?}"
+        );
+    }
+}
+
+/// The GeoPackage's old marker was a row of `outfall_writer`, which any connection could
+/// insert in its own transaction; neither that nor a table standing for the list of the
+/// connection's functions passes for the service.
+#[test]
+fn gpkg_a_forged_writer_marker_hides_no_edit() {
+    let e = gpkg();
+    let rename = "UPDATE sites SET name = '{name}' WHERE site_id = 'S01';";
+    let forge = [
+        format!("BEGIN; CREATE TABLE IF NOT EXISTS outfall_writer (since TEXT); INSERT INTO outfall_writer VALUES ('x'); {rename} DELETE FROM outfall_writer; COMMIT;"),
+        format!("BEGIN; CREATE TEMP TABLE pragma_function_list (name TEXT); INSERT INTO pragma_function_list VALUES ('outfall_service_writer'); {rename} COMMIT;"),
+        format!("BEGIN; CREATE TABLE pragma_function_list (name TEXT); INSERT INTO main.pragma_function_list VALUES ('outfall_service_writer'); {rename} DROP TABLE main.pragma_function_list; COMMIT;"),
+    ];
+    let forge: Vec<&str> = forge.iter().map(String::as_str).collect();
+    a_forged_marker_hides_no_edit(&e, &mut Outside::file(&e), &forge);
+}
+
+/// PostGIS's old marker was `SET LOCAL outfall.service = 'on'`, any session's to set; a
+/// guessed writer key, or a temporary table of keys, does not pass either.
+#[test]
+fn postgis_a_forged_writer_marker_hides_no_edit() {
+    let Some(url) = fresh_database() else { return };
+    let e = env_with(Some(url.clone()));
+    let rename = "UPDATE sites SET name = '{name}' WHERE site_id = 'S01';";
+    let forge = [
+        format!("BEGIN; SET LOCAL outfall.service = 'on'; {rename} COMMIT;"),
+        format!("BEGIN; SET LOCAL outfall.writer = 'a guess'; {rename} COMMIT;"),
+        format!("BEGIN; CREATE TEMP TABLE outfall_writers (hash TEXT); INSERT INTO outfall_writers VALUES (encode(sha256('x'::bytea), 'hex')); SET LOCAL outfall.writer = 'x'; {rename} COMMIT;"),
+    ];
+    let forge: Vec<&str> = forge.iter().map(String::as_str).collect();
+    a_forged_marker_hides_no_edit(&e, &mut Outside::db(&url), &forge);
+}
+
+/// Runs `f` with the log of this thread captured; gives its result and the log text.
+fn logged<T>(f: impl FnOnce() -> T) -> (T, String) {
+    #[derive(Clone, Default)]
+    struct Sink(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().expect("log").extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let sink = Sink::default();
+    let writer = sink.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let out = tracing::subscriber::with_default(subscriber, f);
+    let text = String::from_utf8_lossy(&sink.0.lock().expect("log")).into_owned();
+    (out, text)
+}
+
+/// Issue 40, item 8: a guard another program dropped is put back at the next start, with an
+/// audit row (and a log line), so outside edits are audited again; one dropped (or, in
+/// PostGIS, disabled) while the server runs is put back at its next poll.
+fn a_dropped_guard_is_restored(
+    e: &Env,
+    outside: &mut Outside,
+    reopen: &dyn Fn() -> Box<dyn registry::Registry>,
+    drop_sql: &str,
+    while_running: &str,
+) {
+    let restored = "SELECT count(*) FROM audit WHERE who = 'outfall' AND action = 'restore'";
+    assert_eq!(
+        outside.count(restored),
+        0,
+        "nothing to restore at the first start"
+    );
+    outside.run(drop_sql);
+    outside.run("UPDATE sites SET name = 'While dropped' WHERE site_id = 'S02'");
+    assert!(!outside_values(e, "S02").contains(&json!("While dropped")));
+    let ((), log) = logged(|| drop(reopen()));
+    assert!(log.contains("restored it"), "no log line at start: {log}");
+    assert_eq!(
+        outside.count(restored),
+        1,
+        "the restart restored and audited it"
+    );
+    outside.run("UPDATE sites SET name = 'After the restart' WHERE site_id = 'S02'");
+    assert!(outside_values(e, "S02").contains(&json!("After the restart")));
+    // A second start finds nothing to put back.
+    drop(reopen());
+    assert_eq!(outside.count(restored), 1);
+    outside.run(while_running);
+    let (polled, log) = logged(|| e.live.poll());
+    assert!(polled.is_ok());
+    assert!(
+        log.contains("restored it"),
+        "no log line at the poll: {log}"
+    );
+    assert_eq!(
+        outside.count(restored),
+        2,
+        "the poll restored and audited it"
+    );
+    outside.run("UPDATE sites SET name = 'After the poll' WHERE site_id = 'S02'");
+    assert!(outside_values(e, "S02").contains(&json!("After the poll")));
+}
+
+#[test]
+fn gpkg_a_dropped_guard_is_restored() {
+    let e = gpkg();
+    let words = Vocabulary::default();
+    let reopen = || outfall_postgis::open(None, e.dir.path(), &words).expect("reopens");
+    let drop_sql = "DROP TRIGGER sites_outside_update;";
+    a_dropped_guard_is_restored(&e, &mut Outside::file(&e), &reopen, drop_sql, drop_sql);
+}
+
+#[test]
+fn postgis_a_dropped_guard_is_restored() {
+    let Some(url) = fresh_database() else { return };
+    let e = env_with(Some(url.clone()));
+    let words = Vocabulary::default();
+    let reopen = || outfall_postgis::open(Some(&url), e.dir.path(), &words).expect("reopens");
+    let drop_sql = "DROP TRIGGER sites_outside ON sites;";
+    let disable = "ALTER TABLE sites DISABLE TRIGGER sites_outside;";
+    a_dropped_guard_is_restored(&e, &mut Outside::db(&url), &reopen, drop_sql, disable);
+}
+
+/// Issue 40, item 8: a token changed outside the service so that it would grant access is
+/// refused (the row stays as it was) and audited: a role raised from applicant to officer, a
+/// token added under a new id with a copied hash, an expiry moved later. A change that only
+/// takes access away, a revocation, is kept and audited.
+fn token_edits_outside_are_refused_or_audited(e: &Env, outside: &mut Outside) {
+    let (ann, secret) = e.applicant["ofl_".len()..].split_once('_').expect("id");
+    let ivy = token::id_of(&e.inspector).expect("id");
+    outside.run(&format!(
+        "UPDATE tokens SET role = 'officer' WHERE token_id = '{ann}'"
+    ));
+    let who = e.call("GET", "/auth/whoami", Some(&e.applicant), None, None);
+    assert_eq!(who.json["role"], "applicant", "{}", who.json);
+    let before = e.get("/sites/S01");
+    let r = e.call(
+        "PATCH",
+        "/sites/S01",
+        Some(&e.applicant),
+        Some(&etag(&before)),
+        Some(json!({"status": "closed"})),
+    );
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.json);
+    outside.run(&format!(
+        "INSERT INTO tokens (token_id, name, role, hash, created_at, expires_at) \
+         SELECT 'a1b2c3d4e5f6', 'Mallory', 'officer', hash, created_at, expires_at \
+         FROM tokens WHERE token_id = '{ann}'"
+    ));
+    let copied = format!("ofl_a1b2c3d4e5f6_{secret}");
+    let r = e.call("GET", "/auth/whoami", Some(&copied), None, None);
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.json);
+    let expiry = |e: &Env| {
+        e.live
+            .registry
+            .token(ann)
+            .expect("read")
+            .map(|t| t.expires_at)
+    };
+    let kept = expiry(e);
+    outside.run(&format!(
+        "UPDATE tokens SET expires_at = '2999-01-01T00:00:00.000Z' WHERE token_id = '{ann}'"
+    ));
+    assert_eq!(expiry(e), kept);
+    outside.run(&format!(
+        "UPDATE tokens SET revoked = '2026-01-01T00:00:00.000Z' WHERE token_id = '{ivy}'"
+    ));
+    let r = e.call("GET", "/auth/whoami", Some(&e.inspector), None, None);
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.json);
+    let rows = |action: &str, field: &str| {
+        format!("SELECT count(*) FROM audit WHERE who = 'outside the service' AND action = '{action}' AND field = '{field}'")
+    };
+    let refused = "outside edit refused";
+    assert_eq!(
+        outside.count(&rows(refused, &format!("token {ann} role"))),
+        1
+    );
+    assert_eq!(outside.count(&rows(refused, "token a1b2c3d4e5f6")), 1);
+    assert_eq!(
+        outside.count(&rows(refused, &format!("token {ann} expires_at"))),
+        1
+    );
+    assert_eq!(
+        outside.count(&rows("outside edit", &format!("token {ivy} revoked"))),
+        1
+    );
+    // What the server logs at its next poll: the refusals, by field.
+    let (_, audited) = e.live.registry.outside_edits(0).expect("audit");
+    let refusals: Vec<&str> = audited
+        .iter()
+        .filter(|r| r.action == registry::guard::REFUSED)
+        .filter_map(|r| r.field.as_deref())
+        .collect();
+    assert!(
+        refusals.contains(&format!("token {ann} role").as_str()),
+        "{refusals:?}"
+    );
+    let (polled, log) = logged(|| e.live.poll());
+    assert!(polled.is_ok());
+    let role_line = log
+        .lines()
+        .find(|l| l.contains("refused a change made outside") && l.contains("role"));
+    assert!(
+        role_line.is_some_and(|l| l.contains("officer")),
+        "no log line for the refused role change: {log}"
+    );
+    // Logged once: the next poll has nothing new to say.
+    let ((), log) = logged(|| assert!(e.live.poll().is_ok()));
+    assert!(!log.contains("refused a change"), "{log}");
+}
+
+#[test]
+fn gpkg_token_edits_outside_are_refused_or_audited() {
+    let e = gpkg();
+    token_edits_outside_are_refused_or_audited(&e, &mut Outside::file(&e));
+}
+
+#[test]
+fn postgis_token_edits_outside_are_refused_or_audited() {
+    let Some(url) = fresh_database() else { return };
+    let e = env_with(Some(url.clone()));
+    token_edits_outside_are_refused_or_audited(&e, &mut Outside::db(&url));
+}

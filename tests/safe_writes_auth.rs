@@ -13,7 +13,7 @@ use axum::Router;
 use http_body_util::BodyExt;
 use outfall_core::registry::{token, AccessRole, Live};
 use outfall_core::Catalog;
-use outfall_server::{app, AppState, AuthPolicy};
+use outfall_server::{app, AppState, AuthPolicy, TrustedProxies};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -31,18 +31,30 @@ struct Env {
 
 /// A copy of the demo with a fresh registry, and a gate that allows `failures` guesses.
 fn env(failures: u32) -> Env {
+    env_with(policy(failures), TrustedProxies::default())
+}
+
+/// A gate that allows `failures` guesses an hour and remembers a token for an hour.
+fn policy(failures: u32) -> AuthPolicy {
+    AuthPolicy {
+        concurrent_verifications: 1,
+        failures_per_window: failures,
+        failure_window: Duration::from_secs(3600),
+        cache_ttl: Duration::from_secs(3600),
+        holder_ttl: Duration::from_secs(3600),
+        max_entries: 64,
+    }
+}
+
+fn env_with(policy: AuthPolicy, proxies: TrustedProxies) -> Env {
     let dir = common::demo_copy();
     let catalog = Arc::new(Catalog::open(dir.path()).expect("demo loads"));
     let store = outfall_postgis::open(None, dir.path(), &catalog.manifest.words).expect("opens");
     let live = Arc::new(Live::start(store, catalog).expect("starts"));
     let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
-    let state = AppState::with_registry(web, live.clone()).with_auth_policy(AuthPolicy {
-        concurrent_verifications: 1,
-        failures_per_window: failures,
-        failure_window: Duration::from_secs(3600),
-        cache_ttl: Duration::from_secs(3600),
-        max_entries: 64,
-    });
+    let state = AppState::with_registry(web, live.clone())
+        .with_auth_policy(policy)
+        .with_trusted_proxies(proxies);
     Env {
         router: app(state.clone()),
         state,
@@ -66,11 +78,27 @@ impl Env {
         token::create(self.live.registry.as_ref(), name, role, 90).expect("token")
     }
 
-    /// A request from `peer` (as `serve` marks it).
+    /// A request from 192.0.2.7 (as `serve` marks it).
     fn call(&self, method: &str, uri: &str, token: Option<&str>, body: Option<Value>) -> Resp {
+        self.call_from("192.0.2.7", None, method, uri, token, body)
+    }
+
+    /// A request whose TCP peer is `peer`, with `X-Forwarded-For: forwarded` if given.
+    fn call_from(
+        &self,
+        peer: &str,
+        forwarded: Option<&str>,
+        method: &str,
+        uri: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Resp {
         let mut req = Request::builder().method(method).uri(uri);
         if let Some(t) = token {
             req = req.header("authorization", format!("Bearer {t}"));
+        }
+        if let Some(f) = forwarded {
+            req = req.header("x-forwarded-for", f);
         }
         let mut req = match body {
             Some(b) => req
@@ -79,7 +107,7 @@ impl Env {
             None => req.body(Body::empty()),
         }
         .expect("request");
-        let peer: SocketAddr = "192.0.2.7:5000".parse().expect("addr");
+        let peer: SocketAddr = format!("{peer}:5000").parse().expect("addr");
         req.extensions_mut().insert(ConnectInfo(peer));
         let router = self.router.clone();
         self.rt.block_on(async move {
@@ -114,6 +142,10 @@ impl Env {
 
     fn whoami(&self, token: &str) -> Resp {
         self.call("GET", "/auth/whoami", Some(token), None)
+    }
+
+    fn whoami_from(&self, peer: &str, forwarded: Option<&str>, token: &str) -> Resp {
+        self.call_from(peer, forwarded, "GET", "/auth/whoami", Some(token), None)
     }
 
     fn runs(&self) -> u64 {
@@ -198,6 +230,172 @@ fn argon2_work_is_bounded_cached_and_refused_to_guessers() {
     let r = e.whoami(&officer);
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert!(detail(&r).contains("revoked"), "{}", r.json);
+}
+
+/// A made-up token with its own id, so that only the address's count grows.
+fn guess(i: usize) -> String {
+    format!("ofl_{i:012x}_guess")
+}
+
+/// Issue 40, item 3: behind one shared address (a proxy not declared trusted, an office's
+/// NAT), guessers' failures lock the address, but not an officer whose very token was
+/// verified within the holder's time, even when that verification is no longer cached
+/// (`cache_ttl` zero: every request runs argon2). A token never verified still waits.
+#[test]
+fn guessers_behind_one_address_do_not_lock_out_an_officer_verified_recently() {
+    let e = env_with(
+        AuthPolicy {
+            cache_ttl: Duration::ZERO,
+            ..policy(3)
+        },
+        TrustedProxies::default(),
+    );
+    let officer = e.token("Pat Officer", AccessRole::Officer);
+    let inspector = e.token("Ivy Inspector", AccessRole::Inspector);
+    assert_eq!(e.whoami(&officer).status, StatusCode::OK);
+    for i in 0..10 {
+        let r = e.whoami(&guess(i));
+        assert!(
+            [StatusCode::UNAUTHORIZED, StatusCode::TOO_MANY_REQUESTS].contains(&r.status),
+            "{}",
+            r.json
+        );
+    }
+    assert_eq!(
+        e.whoami(&guess(99)).status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "the shared address is locked for guessers"
+    );
+    let before = e.runs();
+    let r = e.whoami(&officer);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    assert_eq!(r.json["name"], "Pat Officer");
+    assert_eq!(
+        e.runs(),
+        before + 1,
+        "checked again with argon2, not waved through"
+    );
+    let r = e.whoami(&inspector);
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.json);
+}
+
+/// Issue 40, item 3: failed checks are counted per token id too, whatever the address: a
+/// guesser spreading one id's guesses over many addresses is refused (429, no argon2) on
+/// that id, while the same fresh address may still try another id, and the id's holder,
+/// verified before, is never refused.
+#[test]
+fn failed_checks_are_counted_per_token_id() {
+    let e = env(3);
+    let officer = e.token("Pat Officer", AccessRole::Officer);
+    assert_eq!(e.whoami(&officer).status, StatusCode::OK);
+    let id = token::id_of(&officer).expect("an id");
+    let wrong = format!("ofl_{id}_wrong");
+    for i in 1..=3 {
+        let r = e.whoami_from(&format!("198.51.100.{i}"), None, &wrong);
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.json);
+    }
+    let before = e.runs();
+    let r = e.whoami_from("198.51.100.50", None, &wrong);
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.json);
+    assert!(detail(&r).contains("token id"), "{}", r.json);
+    assert!(r.retry_after.is_some());
+    assert_eq!(e.runs(), before, "refused before any argon2");
+    let r = e.whoami_from("198.51.100.50", None, &guess(7));
+    assert_eq!(
+        r.status,
+        StatusCode::UNAUTHORIZED,
+        "the address itself is not locked"
+    );
+    let r = e.whoami_from("198.51.100.51", None, &officer);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+}
+
+/// Issue 40, item 3: `X-Forwarded-For` names the client only when the TCP peer is a
+/// trusted proxy. Behind it, each client has its own count; from any other peer the header
+/// is ignored, so a guesser cannot escape its count by writing a new address into it.
+#[test]
+fn forwarded_for_is_believed_from_trusted_proxies_only() {
+    let proxies = TrustedProxies::new(vec!["10.0.0.0/8".parse().expect("range")]);
+    let e = env_with(policy(3), proxies);
+    for i in 0..3 {
+        let r = e.whoami_from("10.0.0.1", Some("198.51.100.1"), &guess(i));
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.json);
+    }
+    let r = e.whoami_from("10.0.0.1", Some("198.51.100.1"), &guess(3));
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.json);
+    // Another client behind the same proxy, its address appended after a made-up one.
+    let r = e.whoami_from("10.0.0.1", Some("198.51.100.1, 198.51.100.2"), &guess(4));
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.json);
+    // An untrusted peer's header is not read: its count is its own address's.
+    for i in 0..3 {
+        let fake = format!("203.0.113.{i}");
+        let r = e.whoami_from("192.0.2.50", Some(&fake), &guess(10 + i));
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.json);
+    }
+    let r = e.whoami_from("192.0.2.50", Some("203.0.113.99"), &guess(20));
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.json);
+}
+
+/// Issue 40, item 9: a token whose expiry is missing or does not read as a time is refused
+/// (401, saying so), whether it was checked a moment ago or not; before, `NULL` meant never
+/// and `garbage` or `9999-99-99` sorted after every date. A token made without
+/// `--expires-days` gets a readable expiry and works.
+#[test]
+fn a_token_without_a_readable_expiry_is_refused() {
+    let e = env(100);
+    let db = rusqlite::Connection::open(e.dir.path().join("registry.gpkg")).expect("open");
+    let set = |id: &str, value: Option<&str>| {
+        db.execute(
+            "UPDATE tokens SET expires_at = ?2 WHERE token_id = ?1",
+            rusqlite::params![id, value],
+        )
+        .expect("set the expiry");
+    };
+    for (n, value) in [None, Some("garbage"), Some("9999-99-99")]
+        .into_iter()
+        .enumerate()
+    {
+        // One token checked a moment ago (its check is remembered), one never checked.
+        let used = e.token(&format!("Used {n}"), AccessRole::Officer);
+        let fresh = e.token(&format!("Fresh {n}"), AccessRole::Officer);
+        assert_eq!(e.whoami(&used).status, StatusCode::OK);
+        for t in [&used, &fresh] {
+            set(token::id_of(t).expect("id"), value);
+            let r = e.whoami(t);
+            assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{value:?}: {}", r.json);
+            assert!(detail(&r).contains("no readable expiry"), "{}", r.json);
+        }
+    }
+    let bin = env!("CARGO_BIN_EXE_outfall");
+    let out = std::process::Command::new(bin)
+        .args([
+            "token",
+            "create",
+            "--role",
+            "inspector",
+            "--name",
+            "No Days",
+        ])
+        .arg("--data")
+        .arg(e.dir.path())
+        .output()
+        .expect("outfall token create");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let made = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let r = e.whoami(&made);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let list = std::process::Command::new(bin)
+        .args(["token", "list", "--data"])
+        .arg(e.dir.path())
+        .output()
+        .expect("outfall token list");
+    let table = String::from_utf8_lossy(&list.stdout);
+    assert!(table.contains("'garbage' (unreadable: expired)"), "{table}");
+    assert!(table.contains("none (expired)"), "{table}");
 }
 
 /// Attack 7: tokens expire, and are listed, revoked and rotated; a rotated token's old

@@ -461,6 +461,9 @@ async function runCheck(upload, drawn, linkData) {
     onClose: closeReport,
     onShowReach: showReach,
   });
+  // In view as soon as it is on screen: the geometry and the link below wait on the network,
+  // and a report that jumps into view seconds later moves what the user is reading.
+  focusReport();
   const geometry = drawn || (await serverGeometry(upload, outfall.warnings));
   if (token !== state.token) return;
   const shown = showSelection(state.map, { report, flowlinesFC: state.layers.data.flowlines, geometry });
@@ -477,7 +480,6 @@ async function runCheck(upload, drawn, linkData) {
   else setStatus(text == null
     ? "This check came from a file; save the file to share it."
     : "This check is too large to put in a link; save the file to share it.");
-  focusReport();
   outfall.lastReport = report;
   planFacts.checked(report);
 }

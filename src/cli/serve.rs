@@ -3,7 +3,7 @@
 use super::{load, open_registry};
 use anyhow::{bail, Context};
 use outfall_core::registry::Checking;
-use outfall_server::{AppState, Limits, ServeOptions};
+use outfall_server::{AppState, IpRange, Limits, ServeOptions, TrustedProxies};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,6 +53,13 @@ pub struct Args {
     /// for the file layers, read-only (default: registry.gpkg in the data folder)
     #[arg(long)]
     registry: Option<String>,
+    /// A balancer or reverse proxy (an address or a network, e.g. 10.0.0.0/8; repeat for
+    /// several) whose X-Forwarded-For names the client that failed token checks are
+    /// counted by, and whose connections are not held to --max-connections-per-client.
+    /// Give every proxy between the clients and this server; the header of any other peer
+    /// is ignored
+    #[arg(long = "trusted-proxy", value_name = "IP[/BITS]", value_parser = parse_range)]
+    trusted_proxies: Vec<IpRange>,
     /// On SIGTERM or Ctrl-C, answer /readyz with 503 for this many seconds while still
     /// serving, so a balancer moves requests away before the listener closes
     #[arg(long, default_value_t = 0.0)]
@@ -87,7 +94,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         None => AppState::new(catalog, args.web.clone()),
     }
-    .with_limits(limits);
+    .with_limits(limits)
+    .with_trusted_proxies(TrustedProxies::new(args.trusted_proxies.clone()));
     state.metrics.set_load_time(started.elapsed());
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(listen(args, state, options))
@@ -112,9 +120,14 @@ fn limits(args: &Args) -> anyhow::Result<(Limits, ServeOptions)> {
         max_connections: args.max_connections.max(1),
         max_connections_per_client: args.max_connections_per_client.max(1),
         max_waiting_connections: args.max_waiting_connections.max(1),
+        trusted_proxies: Arc::new(TrustedProxies::new(args.trusted_proxies.clone())),
         ..Default::default()
     };
     Ok((limits, options))
+}
+
+fn parse_range(text: &str) -> Result<IpRange, String> {
+    text.parse()
 }
 
 /// A flag's seconds as a duration; zero, negative, not finite or over a day is refused.

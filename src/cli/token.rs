@@ -112,22 +112,24 @@ fn list(args: ListArgs) -> anyhow::Result<()> {
             .collect::<Result<_, _>>()?;
         return emit(&lines.iter().map(|l| format!("{l}\n")).collect::<String>());
     }
-    let now = outfall_core::registry::now_utc();
+    let now = chrono::Utc::now();
     let mut out = format!(
         "{:<24} {:<10} {:<12} {:<24} {:<24} REVOKED\n",
         "NAME", "ROLE", "ID", "CREATED", "EXPIRES"
     );
     for t in &tokens {
-        out.push_str(&row(t, &now));
+        out.push_str(&row(t, now));
     }
     emit(&out)
 }
 
-fn row(t: &TokenRecord, now: &str) -> String {
-    let expires = match &t.expires_at {
-        Some(e) if t.expired_at(now) => format!("{e} (expired)"),
-        Some(e) => e.clone(),
-        None => "never".into(),
+fn row(t: &TokenRecord, now: chrono::DateTime<chrono::Utc>) -> String {
+    let expires = match (&t.expires_at, t.expiry()) {
+        (Some(e), Some(_)) if t.expired_at(now) => format!("{e} (expired)"),
+        (Some(e), Some(_)) => e.clone(),
+        // Refused, as an expired token is: there is no "never".
+        (Some(e), None) => format!("'{e}' (unreadable: expired)"),
+        (None, _) => "none (expired)".into(),
     };
     format!(
         "{:<24} {:<10} {:<12} {:<24} {:<24} {}\n",

@@ -3,6 +3,13 @@
 //! serialized by row locks (`SELECT ... FOR UPDATE`), and a change stamp bumped by triggers.
 //! The client is synchronous; the server calls it off the async threads. What a write means
 //! is the core's (`outfall_core::registry::Store`); this file only moves rows.
+//!
+//! The service's marker, for which the guards' triggers stand aside (`postgis_guards.sql`):
+//! each server draws a random writer key at start and registers only its SHA-256 in
+//! `outfall_writers`; each of its transactions sets the key itself (`outfall.writer`, local
+//! to the transaction, sent as a bind parameter, so `pg_stat_activity` shows `$1`, not the
+//! key). Another session can set `outfall.writer` to anything but a key whose hash is listed,
+//! which it cannot find from the hashes; listing one of its own is audited.
 
 use crate::listen::Listener;
 use crate::rows::{db_error, from_wkb, site_of, token_of, STYLE};
@@ -10,10 +17,11 @@ use crate::tx::PgTx;
 use outfall_core::claims::Vocabulary;
 use outfall_core::error::{Error, Result};
 use outfall_core::record::{Inspection, InspectionQuery, Listing, RainfallDay};
+use outfall_core::registry::guard::Guards;
 use outfall_core::registry::rows::{self, InspectionRow, TOKEN_SELECT};
 use outfall_core::registry::store::{Store, Tx};
 use outfall_core::registry::{migrate, AuditEntry, DisturbanceRecord, SiteRecord, TokenRecord};
-use postgres::{Client, NoTls, Row};
+use postgres::{Client, GenericClient, NoTls, Row};
 use std::sync::{Mutex, MutexGuard};
 
 /// The URL with any password replaced, so it can be shown and logged.
@@ -33,7 +41,50 @@ const SQL: migrate::StoreSql = migrate::StoreSql {
     first: include_str!("postgis_v1.sql"),
     outside_edits: include_str!("postgis_v4_outside_edits.sql"),
     notify: include_str!("postgis_v5_notify.sql"),
+    writer: include_str!("postgis_v6_writer.sql"),
 };
+
+/// The guards as they are now, `@schema@` standing for the registry's schema (`guard`).
+const GUARDS: &str = include_str!("postgis_guards.sql");
+
+/// The definitions of the guard triggers and functions named `names`: each trigger as
+/// PostgreSQL prints it with whether it is enabled, each function (every overload) whole.
+pub(crate) fn read_guards(
+    client: &mut impl GenericClient,
+    names: &[String],
+) -> std::result::Result<Guards, postgres::Error> {
+    let rows = client.query(
+        "SELECT t.tgname::text, pg_get_triggerdef(t.oid) || ' enabled=' || t.tgenabled::text \
+         FROM pg_trigger t WHERE NOT t.tgisinternal AND t.tgname = ANY($1) \
+         UNION ALL SELECT p.oid::regprocedure::text, pg_get_functiondef(p.oid) \
+         FROM pg_proc p WHERE p.proname = ANY($1)",
+        &[&names],
+    )?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// An audit row as `history` and `outside_edits` select it.
+fn audit_entry(r: &Row) -> AuditEntry {
+    AuditEntry {
+        at: r.get(0),
+        who: r.get(1),
+        action: r.get(2),
+        site_id: r.get(3),
+        field: r.get(4),
+        old_value: rows::audit_value(r.get(5)),
+        new_value: rows::audit_value(r.get(6)),
+    }
+}
+
+/// A new random writer key (64 hex digits).
+fn writer_key(label: &str) -> Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| Error::Registry {
+        store: label.to_string(),
+        reason: format!("no randomness for the writer key: {e}"),
+    })?;
+    Ok(hex::encode(bytes))
+}
 
 pub struct PostGis {
     /// The URL without its password, for messages.
@@ -43,6 +94,10 @@ pub struct PostGis {
     client: Mutex<Client>,
     /// Its own connection, which waits for other writers' commits.
     listener: Listener,
+    /// This server's writer key: never stored, shown or logged (only its hash is stored).
+    writer_key: String,
+    /// `GUARDS` for the registry's schema.
+    guard_sql: String,
 }
 
 impl PostGis {
@@ -50,18 +105,46 @@ impl PostGis {
     /// before the typed record.
     pub fn open(url: &str, words: &Vocabulary) -> Result<PostGis> {
         let label = redact(url);
-        let client = Client::connect(url, NoTls).map_err(|e| Error::Registry {
+        let mut client = Client::connect(url, NoTls).map_err(|e| Error::Registry {
             store: label.clone(),
             reason: format!("cannot connect: {e}"),
         })?;
+        let schema: Option<String> = client
+            .query_one("SELECT quote_ident(current_schema())", &[])
+            .map_err(|e| db_error(&label, e))?
+            .get(0);
+        let schema = schema.ok_or_else(|| Error::Registry {
+            store: label.clone(),
+            reason: "no schema to keep the registry in: the search_path names none that exists"
+                .into(),
+        })?;
         let pg = PostGis {
             listener: Listener::new(url, &label),
+            writer_key: writer_key(&label)?,
+            guard_sql: GUARDS.replace("@schema@", &schema),
             label,
             url: url.to_string(),
             client: Mutex::new(client),
         };
         migrate::run(&pg, &SQL, words)?;
+        pg.register_writer()?;
         Ok(pg)
+    }
+
+    /// Lists this server's writer key by its hash (hashed by PostgreSQL, as the guards hash
+    /// what a transaction sets), so the guards stand aside for its transactions.
+    fn register_writer(&self) -> Result<()> {
+        let row = self
+            .lock()
+            .query_one(
+                "INSERT INTO outfall_writers (hash, registered_at) \
+                 VALUES (encode(sha256(convert_to($1, 'UTF8')), 'hex'), $2) RETURNING left(hash, 12)",
+                &[&self.writer_key, &outfall_core::registry::now_utc()],
+            )
+            .map_err(|e| db_error(&self.label, e))?;
+        let short: String = row.get(0);
+        tracing::info!(registry = %self.label, key = %short, "registered this server's writer key");
+        Ok(())
     }
 
     /// The connection, made again when the old one closed (the database restarted, or an
@@ -186,18 +269,19 @@ impl Store for PostGis {
              WHERE site_id = $1 ORDER BY fid",
             &[&site_id],
         )?;
-        Ok(rows
-            .iter()
-            .map(|r| AuditEntry {
-                at: r.get(0),
-                who: r.get(1),
-                action: r.get(2),
-                site_id: r.get(3),
-                field: r.get(4),
-                old_value: rows::audit_value(r.get(5)),
-                new_value: rows::audit_value(r.get(6)),
-            })
-            .collect())
+        Ok(rows.iter().map(audit_entry).collect())
+    }
+
+    fn outside_edits(&self, after: i64) -> Result<(i64, Vec<AuditEntry>)> {
+        let last: i64 = self
+            .query("SELECT coalesce(max(fid), 0)::BIGINT FROM audit", &[])?
+            .first()
+            .map_or(0, |r| r.get(0));
+        if last <= after {
+            return Ok((last, Vec::new()));
+        }
+        let rows = self.query(&rows::select_outside_edits('$'), &[&after, &last])?;
+        Ok((last, rows.iter().map(audit_entry).collect()))
     }
 
     fn token(&self, token_id: &str) -> Result<Option<TokenRecord>> {
@@ -211,15 +295,26 @@ impl Store for PostGis {
         self.query(&sql, &[])?.iter().map(token_of).collect()
     }
 
+    fn guard_sql(&self) -> &str {
+        &self.guard_sql
+    }
+
+    fn guards(&self, names: &[String]) -> Result<Guards> {
+        read_guards(&mut *self.lock(), names).map_err(|e| db_error(&self.label, e))
+    }
+
     /// One transaction at READ COMMITTED: what a write reads it locks (`FOR UPDATE`), so
     /// two servers never both read a version and then both write it.
     fn transaction(&self, work: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
         let mut client = self.lock();
         let mut tx = client.transaction().map_err(|e| db_error(&self.label, e))?;
-        // What the outside-edit triggers look for, for this transaction only: the service's
-        // writes audit themselves and must not be audited twice.
-        tx.batch_execute("SET LOCAL outfall.service = 'on'")
-            .map_err(|e| db_error(&self.label, e))?;
+        // The service's marker, for this transaction only: its writes audit themselves and
+        // must not be audited twice.
+        tx.execute(
+            "SELECT set_config('outfall.writer', $1, true)",
+            &[&self.writer_key],
+        )
+        .map_err(|e| db_error(&self.label, e))?;
         work(&mut PgTx::new(&mut tx, &self.label))?;
         tx.commit().map_err(|e| db_error(&self.label, e))
     }

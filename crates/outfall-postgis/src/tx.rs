@@ -216,6 +216,10 @@ impl Tx for PgTx<'_, '_> {
             .map_err(|e| db_error(self.label, e))
     }
 
+    fn guards(&mut self, names: &[String]) -> Result<outfall_core::registry::guard::Guards> {
+        crate::store::read_guards(&mut *self.tx, names).map_err(|e| db_error(self.label, e))
+    }
+
     fn record_version(&mut self, version: i64, at: &str) -> Result<()> {
         self.execute(
             "INSERT INTO outfall_migrations (version, applied_at) VALUES ($1, $2)",

@@ -4,7 +4,7 @@
 //! (428 without it), and the registry's blocking work run off the async threads.
 
 use crate::error::{ApiError, ApiResult};
-use crate::gate::AuthGate;
+use crate::gate::{AuthGate, Refusal};
 use crate::state::AppState;
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
@@ -32,8 +32,9 @@ pub(super) async fn off_thread<T: Send + 'static>(
         .map_err(|e| ApiError::Internal(format!("registry task failed: {e}")))?
 }
 
-/// The client's address, when the request came through `serve` (tests that call the router
-/// directly have none, and share one count of failures).
+/// The TCP peer's address, when the request came through `serve` (tests that call the router
+/// directly have none, and share one count of failures). The client the gate counts is this
+/// peer, or whom a trusted proxy names (`client`).
 #[derive(Clone, Copy, Debug)]
 pub struct Peer(pub Option<IpAddr>);
 
@@ -74,7 +75,8 @@ pub(super) async fn authorize(
 ) -> ApiResult<Caller> {
     let live = live(st)?;
     let token = bearer(headers)?;
-    let caller = authenticate(st, live, token, peer).await?;
+    let client = st.trusted_proxies.client(peer.0, headers);
+    let caller = authenticate(st, live, token, client).await?;
     if caller.role == AccessRole::Officer || roles.contains(&caller.role) {
         Ok(caller)
     } else {
@@ -92,16 +94,18 @@ pub(super) async fn authorize(
 }
 
 /// Checks the token within the gate's bounds (`gate`): a token verified a moment ago costs
-/// one row read (its revocation and expiry, seen at once); otherwise a client over its
-/// failures gets 429 and, when every argon2 slot is busy, 503, before any argon2 work.
+/// one row read (its revocation and expiry, seen at once); otherwise a client or a token id
+/// over its failures gets 429 (unless this very token was verified within the holder's
+/// time) and, when every argon2 slot is busy, 503, before any argon2 work.
 async fn authenticate(
     st: &AppState,
     live: Arc<Live>,
     token: String,
-    peer: Peer,
+    client: Option<IpAddr>,
 ) -> ApiResult<Caller> {
     let gate = st.auth.clone();
     let key = AuthGate::key(&token);
+    let token_id = token::id_of(&token).map(String::from);
     if let Some(v) = gate.cached(&key) {
         let (id, reg) = (v.caller.token_id.clone(), live.clone());
         let record = off_thread(move || Ok(reg.registry.token(&id)?)).await?;
@@ -115,13 +119,10 @@ async fn authenticate(
             None => gate.forget(&key),
         }
     }
-    if let Some(secs) = gate.refused_for(peer.0) {
-        return Err(ApiError::TooManyRequests {
-            detail: format!(
-                "too many failed token checks from this address; try again in {secs} s"
-            ),
-            retry_after_secs: secs,
-        });
+    if !gate.is_holder(&key) {
+        if let Some(refusal) = gate.refused(client, token_id.as_deref()) {
+            return Err(too_many(refusal));
+        }
     }
     let slot = gate.slot().ok_or_else(|| ApiError::Unavailable {
         detail: "every token-checking slot is busy; try again in a moment".into(),
@@ -140,13 +141,24 @@ async fn authenticate(
         _ => {
             // A right secret that lapsed proves its holder: not counted as a guess.
             if checked.lapsed.is_none() {
-                gate.failed(peer.0);
+                gate.failed(client, token_id.as_deref());
             }
             let why = checked.lapsed.map(|l| l.to_string());
             Err(ApiError::Unauthorized(
                 why.unwrap_or_else(|| "the access token is not valid".into()),
             ))
         }
+    }
+}
+
+fn too_many(refusal: Refusal) -> ApiError {
+    let (whose, secs) = match refusal {
+        Refusal::Client(secs) => ("from this address", secs),
+        Refusal::TokenId(secs) => ("of this token id", secs),
+    };
+    ApiError::TooManyRequests {
+        detail: format!("too many failed token checks {whose}; try again in {secs} s"),
+        retry_after_secs: secs,
     }
 }
 

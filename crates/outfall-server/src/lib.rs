@@ -2,6 +2,7 @@
 //! `main` (through `serve`) and the tests. Every route is listed here, in one place.
 
 mod access;
+mod client;
 mod error;
 mod extract;
 mod features;
@@ -28,8 +29,9 @@ mod state;
 mod tiles;
 mod uploads;
 
+pub use client::{IpRange, TrustedProxies};
 pub use error::{ApiError, ApiResult};
-pub use gate::{AuthGate, AuthPolicy};
+pub use gate::{AuthGate, AuthPolicy, Refusal};
 pub use health::Health;
 pub use limits::{
     Limits, DRAIN_MAX_BYTES, DRAIN_MAX_TIME, MAX_CATCHMENT_CELLS, MAX_UPLOAD_VERTICES, UPLOAD_TYPES,

@@ -5,9 +5,12 @@
 //! in the listen backlog until one closes). Slow clients cannot fill those slots: one
 //! address holds at most `max_connections_per_client` (more are closed at once), and at most
 //! `max_waiting_connections` may wait for their first request's headers (a new connection
-//! past that closes the one that has waited longest). Each request carries its peer's
-//! address (`ConnectInfo`), which the token checks count failures by.
+//! past that closes the one that has waited longest). A trusted proxy (`--trusted-proxy`)
+//! carries many clients, so its connections are not held to one address's share. Each
+//! request carries its peer's address (`ConnectInfo`), from which the token checks find the
+//! client they count failures by (`client`).
 
+use crate::client::TrustedProxies;
 use axum::extract::ConnectInfo;
 use axum::Router;
 use hyper::body::Incoming;
@@ -26,7 +29,7 @@ use tokio::sync::{Notify, Semaphore};
 use tower::ServiceExt;
 
 /// Connection limits, set by `outfall serve` flags.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ServeOptions {
     /// Time a client has to send a request's headers, from the connection's start or the end
     /// of its previous request (`--header-timeout-secs`).
@@ -39,6 +42,9 @@ pub struct ServeOptions {
     pub max_connections_per_client: usize,
     /// Most connections that have not yet sent their first request's headers.
     pub max_waiting_connections: usize,
+    /// Proxies, each the one address of many clients: not held to
+    /// `max_connections_per_client` (`--trusted-proxy`).
+    pub trusted_proxies: Arc<TrustedProxies>,
 }
 
 impl Default for ServeOptions {
@@ -49,6 +55,7 @@ impl Default for ServeOptions {
             shutdown_grace: Duration::from_secs(10),
             max_connections_per_client: 64,
             max_waiting_connections: 128,
+            trusted_proxies: Arc::default(),
         }
     }
 }
@@ -157,8 +164,12 @@ pub async fn serve(
             },
             _ = &mut shutdown => break,
         };
-        let Some(client) = client_slot(&per_client, peer.ip(), opts.max_connections_per_client)
-        else {
+        let share = if opts.trusted_proxies.contains(peer.ip()) {
+            usize::MAX
+        } else {
+            opts.max_connections_per_client
+        };
+        let Some(client) = client_slot(&per_client, peer.ip(), share) else {
             tracing::debug!(peer = %peer.ip(), "connection refused: too many from this address");
             continue;
         };

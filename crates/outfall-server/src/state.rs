@@ -1,6 +1,7 @@
 //! What every handler reads: the catalog, the sites' reports, the tile cache, the registry
 //! (when one is open) and the limits. Cloned per request; everything in it is shared.
 
+use crate::client::TrustedProxies;
 use crate::gate::{AuthGate, AuthPolicy};
 use crate::health::Health;
 use crate::limits::Limits;
@@ -35,6 +36,8 @@ pub struct AppState {
     pub registry: Option<Arc<outfall_core::registry::Live>>,
     /// The bounds of token checking (`gate`), shared by every request.
     pub auth: Arc<AuthGate>,
+    /// The proxies whose `X-Forwarded-For` names the client the gate counts (`client`).
+    pub trusted_proxies: Arc<TrustedProxies>,
     /// What `/metrics` reports, shared by every request.
     pub metrics: Arc<Metrics>,
     /// Whether the server is draining, for `/readyz`.
@@ -64,6 +67,7 @@ impl AppState {
             checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
             registry: None,
             auth: Arc::new(AuthGate::new(AuthPolicy::default())),
+            trusted_proxies: Arc::default(),
             metrics: Arc::default(),
             health: Arc::default(),
         }
@@ -83,6 +87,7 @@ impl AppState {
             checks: Arc::new(Semaphore::new(limits.max_concurrent_checks.max(1))),
             registry: Some(live),
             auth: Arc::new(AuthGate::new(AuthPolicy::default())),
+            trusted_proxies: Arc::default(),
             metrics: Arc::default(),
             health: Arc::default(),
         }
@@ -96,6 +101,12 @@ impl AppState {
     /// The state with these bounds on token checking (a fresh gate: nothing remembered).
     pub fn with_auth_policy(mut self, policy: AuthPolicy) -> AppState {
         self.auth = Arc::new(AuthGate::new(policy));
+        self
+    }
+
+    /// The state believing `X-Forwarded-For` from these proxies (`--trusted-proxy`).
+    pub fn with_trusted_proxies(mut self, proxies: TrustedProxies) -> AppState {
+        self.trusted_proxies = Arc::new(proxies);
         self
     }
 

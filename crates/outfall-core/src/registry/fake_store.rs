@@ -83,11 +83,20 @@ impl Store for Memory {
     fn history(&self, _: &str) -> Result<Vec<AuditEntry>> {
         Ok(Vec::new())
     }
+    fn outside_edits(&self, _: i64) -> Result<(i64, Vec<AuditEntry>)> {
+        Ok((0, Vec::new()))
+    }
     fn token(&self, _: &str) -> Result<Option<TokenRecord>> {
         Ok(None)
     }
     fn tokens(&self) -> Result<Vec<TokenRecord>> {
         Ok(Vec::new())
+    }
+    fn guard_sql(&self) -> &str {
+        ""
+    }
+    fn guards(&self, _: &[String]) -> Result<super::guard::Guards> {
+        Ok(Default::default())
     }
     /// Works on a copy of the tables, kept only when `work` succeeds.
     fn transaction(&self, work: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
@@ -181,6 +190,10 @@ impl Tx for MemoryTx<'_> {
     fn run_sql(&mut self, _: &str) -> Result<()> {
         self.call("run_sql");
         Ok(())
+    }
+    fn guards(&mut self, _: &[String]) -> Result<super::guard::Guards> {
+        self.call("guards");
+        Ok(Default::default())
     }
     fn record_version(&mut self, _: i64, _: &str) -> Result<()> {
         self.call("record_version");

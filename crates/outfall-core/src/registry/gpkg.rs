@@ -2,14 +2,22 @@
 //! disk when it is acknowledged), with the GeoPackage tables QGIS needs to open `sites` and
 //! `disturbance` as layers (geometry as GeoPackage blobs, EPSG:4326). Another program's
 //! commit shows in `PRAGMA data_version`, which the server polls.
+//!
+//! The service's marker, for which the guards' triggers stand aside (`gpkg_guards.sql`), is
+//! a SQL function its connection registers (`WRITER_FUNCTION`): the triggers look for it in
+//! `pragma_function_list`, which lists the functions of the connection running them. SQL
+//! cannot create a function, so no other connection (QGIS, sqlite3) has it, however it
+//! writes; a table row or a temporary table, which any connection can make, would not do.
 
 use super::gpkg_tx::{geometry_of, site_with_blob, with_geometry, Rows, STYLE};
+use super::guard::Guards;
 use super::rows::{self, InspectionRow, TokenRow, TOKEN_SELECT};
 use super::store::{Store, Tx};
-use super::{migrate, now_utc, AuditEntry, DisturbanceRecord, SiteRecord, TokenRecord};
+use super::{migrate, AuditEntry, DisturbanceRecord, SiteRecord, TokenRecord};
 use crate::claims::Vocabulary;
 use crate::error::{Error, Result};
 use crate::record::{Inspection, InspectionQuery, Listing, RainfallDay};
+use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -20,7 +28,33 @@ const SQL: migrate::StoreSql = migrate::StoreSql {
     outside_edits: include_str!("gpkg_v4_outside_edits.sql"),
     // SQLite has no NOTIFY: the server reads `PRAGMA data_version` instead.
     notify: "SELECT 1;",
+    // The old marker: a row any connection could insert in its own transaction.
+    writer: "DROP TABLE IF EXISTS outfall_writer;",
 };
+
+/// The guards as they are now, created again at every open (`guard`).
+const GUARDS: &str = include_str!("gpkg_guards.sql");
+
+/// The function only the service's connection has: the guards stand aside for it.
+pub const WRITER_FUNCTION: &str = "outfall_service_writer";
+
+/// The definitions of the guards named `names`, as `sqlite_master` holds them (the text
+/// they were created with).
+pub(super) fn read_guards(conn: &Connection, names: &[String]) -> rusqlite::Result<Guards> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT name, type || ': ' || coalesce(sql, '') FROM sqlite_master \
+         WHERE type IN ('trigger', 'view')",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))?;
+    let mut out = Guards::new();
+    for row in rows {
+        let (name, sql) = row?;
+        if names.contains(&name) {
+            out.insert(name, sql);
+        }
+    }
+    Ok(out)
+}
 
 /// A token row as `TOKEN_SELECT` reads it.
 pub(super) fn token_row(r: &rusqlite::Row) -> rusqlite::Result<TokenRow> {
@@ -28,6 +62,19 @@ pub(super) fn token_row(r: &rusqlite::Row) -> rusqlite::Result<TokenRow> {
         text: [r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?],
         expires_at: r.get(5)?,
         revoked: r.get(6)?,
+    })
+}
+
+/// An audit row as `history` and `outside_edits` select it.
+fn audit_entry(r: &rusqlite::Row) -> rusqlite::Result<AuditEntry> {
+    Ok(AuditEntry {
+        at: r.get(0)?,
+        who: r.get(1)?,
+        action: r.get(2)?,
+        site_id: r.get(3)?,
+        field: r.get(4)?,
+        old_value: rows::audit_value(r.get(5)?),
+        new_value: rows::audit_value(r.get(6)?),
     })
 }
 
@@ -58,9 +105,14 @@ impl GeoPackage {
              PRAGMA application_id=1196444487; PRAGMA user_version=10300;",
         )
         .map_err(err)?;
-        // Made before any migration, which runs in a `transaction` that writes to it.
-        conn.execute_batch("CREATE TABLE IF NOT EXISTS outfall_writer (since TEXT NOT NULL)")
-            .map_err(err)?;
+        // Made before any migration, whose transaction is the service's like any other.
+        conn.create_scalar_function(
+            WRITER_FUNCTION,
+            0,
+            FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DIRECTONLY,
+            |_| Ok(1),
+        )
+        .map_err(err)?;
         let g = GeoPackage {
             path: path.to_path_buf(),
             conn: Mutex::new(conn),
@@ -223,18 +275,20 @@ impl Store for GeoPackage {
             "SELECT at, who, action, site_id, field, old_value, new_value FROM audit \
              WHERE site_id = ?1 ORDER BY fid",
             [site_id],
-            |r| {
-                Ok(AuditEntry {
-                    at: r.get(0)?,
-                    who: r.get(1)?,
-                    action: r.get(2)?,
-                    site_id: r.get(3)?,
-                    field: r.get(4)?,
-                    old_value: rows::audit_value(r.get(5)?),
-                    new_value: rows::audit_value(r.get(6)?),
-                })
-            },
+            audit_entry,
         )
+    }
+
+    fn outside_edits(&self, after: i64) -> Result<(i64, Vec<AuditEntry>)> {
+        let last: i64 = self
+            .lock()
+            .query_row("SELECT coalesce(max(fid), 0) FROM audit", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        if last <= after {
+            return Ok((last, Vec::new()));
+        }
+        let sql = rows::select_outside_edits('?');
+        Ok((last, self.query(&sql, [after, last], audit_entry)?))
     }
 
     fn token(&self, token_id: &str) -> Result<Option<TokenRecord>> {
@@ -249,23 +303,23 @@ impl Store for GeoPackage {
         rows.into_iter().map(TokenRow::record).collect()
     }
 
+    fn guard_sql(&self) -> &str {
+        GUARDS
+    }
+
+    fn guards(&self, names: &[String]) -> Result<Guards> {
+        read_guards(&self.lock(), names).map_err(|e| self.err(e))
+    }
+
     /// One IMMEDIATE transaction: the write lock is taken at the start, so two writers
-    /// never both read a version and then both write it.
+    /// never both read a version and then both write it. The connection's `WRITER_FUNCTION`
+    /// is the service's marker.
     fn transaction(&self, work: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
         let mut conn = self.lock();
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| self.err(e))?;
-        // The flag the outside-edit triggers look for: a row only this transaction sees,
-        // gone before it commits, so the service's own writes are not audited twice.
-        tx.execute(
-            "INSERT INTO outfall_writer (since) VALUES (?1)",
-            [now_utc()],
-        )
-        .map_err(|e| self.err(e))?;
         work(&mut Rows(&tx))?;
-        tx.execute("DELETE FROM outfall_writer", [])
-            .map_err(|e| self.err(e))?;
         tx.commit().map_err(|e| self.err(e))
     }
 }

@@ -260,6 +260,10 @@ impl Tx for Rows<'_, '_> {
         Ok(self.0.execute_batch(sql)?)
     }
 
+    fn guards(&mut self, names: &[String]) -> Result<super::guard::Guards> {
+        Ok(super::gpkg::read_guards(self.0, names)?)
+    }
+
     fn record_version(&mut self, version: i64, at: &str) -> Result<()> {
         self.0.execute(
             "INSERT INTO outfall_migrations (version, applied_at) VALUES (?1, ?2)",

@@ -13,6 +13,7 @@ mod checks;
 pub use checks::CheckCounts;
 
 use super::convert::{self, SiteFeatures};
+use super::guard::Guards;
 use super::{DisturbanceRecord, Registry, SiteRecord};
 use crate::catalog::Catalog;
 use crate::error::Result;
@@ -75,6 +76,10 @@ pub struct Live {
     snapshot: RwLock<Arc<Snapshot>>,
     /// The registry's change stamp when the snapshot was last built.
     stamp: Mutex<i64>,
+    /// The guards as the registry made them at open or last put them back (`guard`).
+    guards: Mutex<Guards>,
+    /// The last audit row logged (`log_outside_edits`).
+    audit_seen: Mutex<i64>,
     checking: Checking,
     /// Sites checked outside a refresh (a write's check, the check of a waiting
     /// application), taken by the next refresh that reads exactly those records.
@@ -100,6 +105,8 @@ impl Live {
             registry.seed(&sites, &disturbance, &base.manifest.words)?;
         }
         let live = Live {
+            guards: Mutex::new(registry.guards()?),
+            audit_seen: Mutex::new(registry.outside_edits(i64::MAX)?.0),
             registry,
             base: base.clone(),
             snapshot: RwLock::new(Arc::new(Snapshot {
@@ -129,13 +136,52 @@ impl Live {
     }
 
     /// Rebuilds the snapshot when another program changed the registry; true if it did.
+    /// First puts back any guard another program dropped, changed or disabled.
     pub fn poll(&self) -> Result<bool> {
+        self.check_guards()?;
+        self.log_outside_edits()?;
         let stamp = self.registry.change_stamp()?;
         if *self.stamp.lock().unwrap_or_else(|p| p.into_inner()) == stamp {
             return Ok(false);
         }
         self.refresh()?;
         Ok(true)
+    }
+
+    /// Compares the guards with those the registry made, and creates them again when they
+    /// differ (the registry logs and audits each one put back); their names.
+    pub fn check_guards(&self) -> Result<Vec<String>> {
+        let mut known = self.guards.lock().unwrap_or_else(|p| p.into_inner());
+        if self.registry.guards()? == *known {
+            return Ok(Vec::new());
+        }
+        let restored = self.registry.restore_guards()?;
+        *known = self.registry.guards()?;
+        Ok(restored)
+    }
+
+    /// Logs what the outside-edit triggers audited since the last poll: each refused token
+    /// change as a warning, the edits kept as one line.
+    fn log_outside_edits(&self) -> Result<()> {
+        let mut seen = self.audit_seen.lock().unwrap_or_else(|p| p.into_inner());
+        let (last, rows) = self.registry.outside_edits(*seen)?;
+        *seen = last;
+        let (refused, kept): (Vec<_>, Vec<_>) = rows
+            .into_iter()
+            .partition(|r| r.action == super::guard::REFUSED);
+        for r in &refused {
+            let field = r.field.as_deref().unwrap_or("");
+            let text =
+                |v: &Option<serde_json::Value>| v.as_ref().map_or("null".into(), |v| v.to_string());
+            let (old, new) = (text(&r.old_value), text(&r.new_value));
+            tracing::warn!(registry = %self.registry.describe(), field, %old, %new,
+                "refused a change made outside the service that would grant access");
+        }
+        if !kept.is_empty() {
+            tracing::info!(registry = %self.registry.describe(), rows = kept.len(),
+                "audited edits made outside the service");
+        }
+        Ok(())
     }
 
     /// Follows other programs' commits, on its own thread, for as long as the registry is in

@@ -5,6 +5,7 @@
 //! certainty; the rest keep their text and are flagged. Each converted or flagged field
 //! leaves an audit row by "migration" with the old value.
 
+use super::guard;
 use super::store::{audit, Store, Tx};
 use super::{now_utc, FieldChange, SiteRecord, V2_TYPED_RECORD_SQL};
 use crate::claims::{self, lookup, Stated, SwpppApproval, Vocabulary};
@@ -107,6 +108,12 @@ pub const OUTSIDE_EDITS_VERSION: i64 = 4;
 /// GeoPackage has none, and its step changes nothing).
 pub const NOTIFY_VERSION: i64 = 5;
 
+/// The schema version from which the service's marker cannot be imitated by another
+/// connection, and the guards (`guard`) are created again at every open: a GeoPackage
+/// drops the `outfall_writer` table any connection could write to, PostGIS makes the table
+/// of its servers' writer keys.
+pub const WRITER_VERSION: i64 = 6;
+
 /// Version 3, the same SQL for every store: tokens get `expires_at`; each submission's
 /// token name becomes the id of the first token given that name (the later ones are the
 /// duplicates names allowed then); later duplicates are renamed `name #id`, and a unique
@@ -114,17 +121,20 @@ pub const NOTIFY_VERSION: i64 = 5;
 const V3_TOKEN_IDS_SQL: &str = include_str!("v3_token_ids.sql");
 
 /// The migrations whose SQL differs by store: its first schema, the triggers of
-/// `OUTSIDE_EDITS_VERSION` (SQLite and PL/pgSQL triggers are written differently), and the
-/// notification of `NOTIFY_VERSION`.
+/// `OUTSIDE_EDITS_VERSION` (SQLite and PL/pgSQL triggers are written differently), the
+/// notification of `NOTIFY_VERSION` and the writer marker of `WRITER_VERSION`. The guards
+/// as they are now are not a migration: `Store::guard_sql` creates them at every open.
 pub struct StoreSql {
     pub first: &'static str,
     pub outside_edits: &'static str,
     pub notify: &'static str,
+    pub writer: &'static str,
 }
 
 /// Brings a store's schema and rows up to date, in one transaction: each migration not yet
-/// recorded in `outfall_migrations`, in order, then recorded. Never edit a released
-/// migration: add the next one.
+/// recorded in `outfall_migrations`, in order, then recorded; then the guards, created
+/// again (`guard::restore`: one found missing or changed where no migration ran is logged
+/// and audited). Never edit a released migration: add the next one.
 pub fn run(store: &dyn Store, sql: &StoreSql, words: &Vocabulary) -> Result<()> {
     let steps = [
         (1, sql.first),
@@ -132,9 +142,11 @@ pub fn run(store: &dyn Store, sql: &StoreSql, words: &Vocabulary) -> Result<()> 
         (TOKEN_IDS_VERSION, V3_TOKEN_IDS_SQL),
         (OUTSIDE_EDITS_VERSION, sql.outside_edits),
         (NOTIFY_VERSION, sql.notify),
+        (WRITER_VERSION, sql.writer),
     ];
     store.transaction(&mut |tx| {
         let done = tx.schema_version()?;
+        let mut migrated = false;
         for (version, sql) in steps.iter().filter(|(v, _)| *v > done) {
             tx.run_sql(sql)?;
             match *version {
@@ -143,7 +155,9 @@ pub fn run(store: &dyn Store, sql: &StoreSql, words: &Vocabulary) -> Result<()> 
                 _ => {}
             }
             tx.record_version(*version, &now_utc())?;
+            migrated = true;
         }
+        guard::restore(tx, store.guard_sql(), !migrated)?;
         Ok(())
     })
 }

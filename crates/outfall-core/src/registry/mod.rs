@@ -11,6 +11,7 @@ mod convert;
 mod fake_store;
 mod gpkg;
 mod gpkg_tx;
+pub mod guard;
 mod live;
 pub mod migrate;
 pub mod rows;
@@ -171,6 +172,9 @@ pub trait Registry: Send + Sync {
     fn rainfall(&self) -> Result<Listing<RainfallDay>>;
     /// The audit trail of one site, oldest first.
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>>;
+    /// The last audit row's id, and the outside edits audited after row `after` (see
+    /// `Store::outside_edits`).
+    fn outside_edits(&self, after: i64) -> Result<(i64, Vec<AuditEntry>)>;
     /// Stores a new token; `Error::Exists` when its name is taken (by any token, revoked
     /// ones included).
     fn add_token(&self, token: &TokenRecord) -> Result<()>;
@@ -186,6 +190,11 @@ pub trait Registry: Send + Sync {
         action: &str,
         change: &mut dyn FnMut(&mut TokenRecord) -> Result<()>,
     ) -> Result<TokenRecord>;
+    /// The definitions of the store's guards as they are now (`guard`).
+    fn guards(&self) -> Result<guard::Guards>;
+    /// Creates the guards again; the names of those that were missing or changed, each
+    /// logged and audited.
+    fn restore_guards(&self) -> Result<Vec<String>>;
 }
 
 /// Opens a GeoPackage registry: `path`, or (None) `registry.gpkg` in the data folder. The

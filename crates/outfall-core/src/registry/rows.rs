@@ -181,6 +181,16 @@ impl SiteRow {
     }
 }
 
+/// The audit rows written by the outside-edit triggers with a row id after `{m}1` and up to
+/// `{m}2`, oldest first, in `AuditEntry` order.
+pub fn select_outside_edits(marker: char) -> String {
+    format!(
+        "SELECT at, who, action, site_id, field, old_value, new_value FROM audit \
+         WHERE fid > {m}1 AND fid <= {m}2 AND who = 'outside the service' ORDER BY fid",
+        m = marker
+    )
+}
+
 /// A JSON object column; anything else (an edit that broke it) reads as empty.
 pub fn parse_json(text: &str) -> Map<String, Value> {
     match serde_json::from_str(text) {

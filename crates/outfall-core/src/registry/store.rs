@@ -3,6 +3,7 @@
 //! If-Match check, the change, the audit rows, the version) is written once, above these,
 //! in `versioned` and `migrate`, for every store.
 
+use super::guard::Guards;
 use super::{now_utc, AuditEntry, DisturbanceRecord, FieldChange, SiteRecord, TokenRecord};
 use crate::error::Result;
 use crate::record::{Inspection, InspectionQuery, Listing, RainfallDay};
@@ -35,13 +36,24 @@ pub trait Store: Send + Sync {
     fn rainfall(&self) -> Result<Listing<RainfallDay>>;
     /// The audit rows of one site, oldest first.
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>>;
+    /// The last audit row's id (0 for none), and the rows the outside-edit triggers wrote
+    /// after row `after` up to it, oldest first.
+    fn outside_edits(&self, after: i64) -> Result<(i64, Vec<AuditEntry>)>;
     /// The token with this id, revoked or expired ones included.
     fn token(&self, token_id: &str) -> Result<Option<TokenRecord>>;
     /// Every token, oldest first.
     fn tokens(&self) -> Result<Vec<TokenRecord>>;
+    /// The SQL that creates the store's guards again (`guard`): run at every open, and
+    /// whenever they were found changed.
+    fn guard_sql(&self) -> &str;
+    /// The definitions of the guards named `names`, as the store reports them (a missing one
+    /// is absent).
+    fn guards(&self, names: &[String]) -> Result<Guards>;
     /// Runs `work` in one transaction that holds the store's write lock for whatever it
     /// reads, so two writers never both read a version and then both write it. Commits when
-    /// `work` succeeds (durable when this returns) and rolls back when it fails.
+    /// `work` succeeds (durable when this returns) and rolls back when it fails. Its writes
+    /// carry the service's marker, for which the guards' triggers stand aside (the service
+    /// audits its own writes); no other connection can set that marker.
     fn transaction(&self, work: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()>;
 }
 
@@ -76,6 +88,8 @@ pub trait Tx {
     fn schema_version(&mut self) -> Result<i64>;
     /// Runs a migration's SQL.
     fn run_sql(&mut self, sql: &str) -> Result<()>;
+    /// `Store::guards`, read inside this transaction.
+    fn guards(&mut self, names: &[String]) -> Result<Guards>;
     /// Records that schema `version` was applied at `at`.
     fn record_version(&mut self, version: i64, at: &str) -> Result<()>;
 }

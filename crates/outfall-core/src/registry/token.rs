@@ -7,6 +7,7 @@ use super::Registry;
 use crate::error::{Error, Result};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::str::FromStr;
 
@@ -61,18 +62,35 @@ pub struct TokenRecord {
     #[serde(skip)]
     pub hash: String,
     pub created_at: String,
-    /// When it stops being accepted (`now_utc`'s format); `None` for a token made before
-    /// tokens expired, until it is rotated.
+    /// When it stops being accepted (`now_utc`'s format). A token without one, or with one
+    /// that does not read as a time (`read_time`), is expired: no value means "never".
     pub expires_at: Option<String>,
     /// When it was revoked.
     pub revoked: Option<String>,
 }
 
 impl TokenRecord {
-    /// Whether `now` (`now_utc`'s format, which sorts as text) is at or past its expiry.
-    pub fn expired_at(&self, now: &str) -> bool {
-        self.expires_at.as_deref().is_some_and(|e| e <= now)
+    /// Its expiry as a time, or `None` when it has none or it does not read as one.
+    pub fn expiry(&self) -> Option<DateTime<Utc>> {
+        read_time(self.expires_at.as_deref()?)
     }
+
+    /// Whether it is expired at `now`: at or past its expiry, or without a readable one.
+    pub fn expired_at(&self, now: DateTime<Utc>) -> bool {
+        self.expiry().is_none_or(|e| e <= now)
+    }
+}
+
+/// A stored time: RFC 3339 (what `now_utc` writes, or with an offset), or a bare date
+/// `YYYY-MM-DD`, taken as the start of that day in UTC. Anything else (`garbage`,
+/// `9999-99-99`, an empty text) is no time.
+pub fn read_time(text: &str) -> Option<DateTime<Utc>> {
+    let text = text.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
+        return Some(t.with_timezone(&Utc));
+    }
+    let day = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?;
+    Some(day.and_hms_opt(0, 0, 0)?.and_utc())
 }
 
 /// Who is asking: the token's id (what their submissions belong to), name and role.
@@ -110,7 +128,7 @@ fn hash_secret(secret: &str) -> Result<String> {
 }
 
 /// The time `days` from now, as `now_utc` writes it; refused past `MAX_EXPIRES_DAYS`.
-fn expiry(days: u32) -> Result<String> {
+fn expiry_in(days: u32) -> Result<String> {
     if days == 0 || days > MAX_EXPIRES_DAYS {
         return Err(Error::Input(format!(
             "a token expires in 1 to {MAX_EXPIRES_DAYS} days, not {days}"
@@ -149,7 +167,7 @@ pub fn create(
         role,
         hash,
         created_at: super::now_utc(),
-        expires_at: Some(expiry(expires_days)?),
+        expires_at: Some(expiry_in(expires_days)?),
         revoked: None,
     })?;
     Ok(token)
@@ -179,7 +197,7 @@ pub fn rotate(
     name_or_id: &str,
     expires_days: u32,
 ) -> Result<(TokenRecord, String)> {
-    let expires_at = expiry(expires_days)?;
+    let expires_at = expiry_in(expires_days)?;
     let mut text = None;
     let record = registry.change_token(name_or_id, "rotate", &mut |t| {
         if let Some(at) = &t.revoked {
@@ -230,6 +248,8 @@ pub struct Checked {
 pub enum Lapsed {
     /// Past its expiry, at this time.
     Expired(String),
+    /// Its stored expiry is missing or does not read as a time (the text, if any).
+    NoExpiry(Option<String>),
     /// Revoked at this time.
     Revoked(String),
 }
@@ -241,9 +261,22 @@ impl std::fmt::Display for Lapsed {
                 f,
                 "the access token expired at {at}; ask the officer to rotate it (outfall token rotate)"
             ),
+            Lapsed::NoExpiry(text) => write!(
+                f,
+                "the access token has no readable expiry ({}), so it is refused; ask the officer to rotate it (outfall token rotate)",
+                text.as_deref().map_or("none".to_string(), |t| format!("'{}'", t.chars().take(40).collect::<String>()))
+            ),
             Lapsed::Revoked(at) => write!(f, "the access token was revoked at {at}"),
         }
     }
+}
+
+/// The id a token names (`ofl_<id>_<secret>`), when it has the form of one: what failed
+/// checks are counted by, besides the client's address.
+pub fn id_of(token: &str) -> Option<&str> {
+    let (id, _) = token.strip_prefix(PREFIX)?.split_once('_')?;
+    let plausible = (1..=32).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric());
+    plausible.then_some(id)
 }
 
 /// `verify`, reporting the argon2 work done (see `Checked`).
@@ -278,7 +311,7 @@ pub fn check(registry: &dyn Registry, token: &str) -> Result<Checked> {
             .is_ok()
     };
     let (caller, lapsed) = match (ok, record) {
-        (true, Some(r)) => judge(r, &super::now_utc()),
+        (true, Some(r)) => judge(r, Utc::now()),
         _ => (None, None),
     };
     Ok(Checked {
@@ -291,9 +324,12 @@ pub fn check(registry: &dyn Registry, token: &str) -> Result<Checked> {
 }
 
 /// The caller of a token whose secret matched, unless it was revoked or has expired.
-fn judge(r: TokenRecord, now: &str) -> (Option<Caller>, Option<Lapsed>) {
+fn judge(r: TokenRecord, now: DateTime<Utc>) -> (Option<Caller>, Option<Lapsed>) {
     if let Some(at) = r.revoked {
         return (None, Some(Lapsed::Revoked(at)));
+    }
+    if r.expiry().is_none() {
+        return (None, Some(Lapsed::NoExpiry(r.expires_at)));
     }
     if r.expired_at(now) {
         return (None, r.expires_at.map(Lapsed::Expired));
@@ -314,7 +350,7 @@ pub fn recheck(
     hash: &str,
 ) -> Option<std::result::Result<Caller, Lapsed>> {
     let record = record.filter(|r| r.hash == hash)?;
-    match judge(record, &super::now_utc()) {
+    match judge(record, Utc::now()) {
         (Some(c), _) => Some(Ok(c)),
         (None, Some(l)) => Some(Err(l)),
         (None, None) => None,
@@ -330,4 +366,52 @@ fn dummy_hash() -> &'static str {
             "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$4Ra2P0vbKbXDpHq7SjvQ2j2dc7c8Vd0b0mN2cB0Jf8Q".to_string()
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_expiry(expires_at: Option<&str>) -> TokenRecord {
+        TokenRecord {
+            token_id: "0123456789ab".into(),
+            name: "Pat".into(),
+            role: AccessRole::Officer,
+            hash: String::new(),
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            expires_at: expires_at.map(String::from),
+            revoked: None,
+        }
+    }
+
+    /// Issue 40, item 9: an expiry that is missing or unreadable refuses the token, however
+    /// far in the future it would sort as text.
+    #[test]
+    fn an_unreadable_expiry_is_expired() {
+        let now = read_time("2026-06-01T12:00:00.000Z").expect("now");
+        for text in [
+            None,
+            Some("garbage"),
+            Some("9999-99-99"),
+            Some(""),
+            Some("2026-13-01"),
+        ] {
+            let t = with_expiry(text);
+            assert!(t.expired_at(now), "{text:?}");
+            assert_eq!(
+                judge(t, now).1,
+                Some(Lapsed::NoExpiry(text.map(String::from)))
+            );
+        }
+        for (text, expired) in [
+            ("2026-06-01T11:59:59.999Z", true),
+            ("2026-06-01T12:00:00.000Z", true),
+            ("2026-06-01T12:00:00.001Z", false),
+            ("2026-06-01T14:00:00+03:00", true),
+            ("2026-06-02", false),
+            ("9999-12-31", false),
+        ] {
+            assert_eq!(with_expiry(Some(text)).expired_at(now), expired, "{text}");
+        }
+    }
 }

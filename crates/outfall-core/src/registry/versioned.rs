@@ -3,12 +3,12 @@
 //! applies the change by `apply_change`, writes the row one version up and leaves an audit
 //! row per field. A store only moves rows; what the rows must say is decided here.
 
-use super::migrate;
 use super::store::{audit, Store, Tx};
 use super::{
     apply_change, now_utc, today, AuditEntry, DisturbanceRecord, FieldChange, Registry, SiteRecord,
     TokenRecord,
 };
+use super::{guard, migrate};
 use crate::claims::Vocabulary;
 use crate::error::{Error, Result};
 use crate::record::{Inspection, InspectionQuery, Listing, RainfallDay};
@@ -77,6 +77,9 @@ impl<S: Store> Registry for S {
     fn history(&self, site_id: &str) -> Result<Vec<AuditEntry>> {
         Store::history(self, site_id)
     }
+    fn outside_edits(&self, after: i64) -> Result<(i64, Vec<AuditEntry>)> {
+        Store::outside_edits(self, after)
+    }
     fn add_token(&self, token: &TokenRecord) -> Result<()> {
         add_token(self, token)
     }
@@ -93,6 +96,13 @@ impl<S: Store> Registry for S {
         change: &mut dyn FnMut(&mut TokenRecord) -> Result<()>,
     ) -> Result<TokenRecord> {
         change_token(self, name_or_id, action, change)
+    }
+    fn guards(&self) -> Result<guard::Guards> {
+        Store::guards(self, &guard::names(self.guard_sql()))
+    }
+    fn restore_guards(&self) -> Result<Vec<String>> {
+        let sql = self.guard_sql();
+        write(self, |tx| guard::restore(tx, sql, true))
     }
 }
 
@@ -288,7 +298,7 @@ pub fn change_token(
         }
         tx.write_token(&token)?;
         let note = |t: &TokenRecord| {
-            let expires = t.expires_at.as_deref().unwrap_or("never");
+            let expires = t.expires_at.as_deref().unwrap_or("none");
             let revoked = t.revoked.as_deref().unwrap_or("no");
             Value::String(format!("expires {expires}, revoked {revoked}"))
         };
