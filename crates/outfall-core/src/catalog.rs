@@ -57,7 +57,7 @@ pub struct Catalog {
     pub dem: Option<std::sync::Arc<crate::dem::Dem>>,
     /// The parcels' and waters' words for `/search`, built once at load and shared by the
     /// copies of a catalog (their layers are shared too).
-    pub search: Arc<crate::search::SearchIndex>,
+    pub search: Arc<crate::names::SearchIndex>,
     site_index: HashMap<String, usize>,
     /// `sources()` and `problems()` as every report shows them, made once per catalog: a
     /// report used to copy them, which was most of a check at 1.2M parcels (784 refused).
@@ -108,7 +108,7 @@ impl Catalog {
             ));
         }
         let site_index = index_of(&sites);
-        let search = Arc::new(crate::search::SearchIndex::build(&layers));
+        let search = Arc::new(crate::names::SearchIndex::build(&layers));
         let mut catalog = Catalog {
             manifest,
             layers,

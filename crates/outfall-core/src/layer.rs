@@ -2,15 +2,14 @@
 //! impaired-waters list that is a table. Built once at load, read by every request.
 
 use crate::config::LayerConfig;
-use crate::load::{self, Feature, LoadProblem, Row, SourceInfo};
+pub use crate::load::IndexEntry;
+use crate::load::{self, rectangle, Feature, LoadProblem, Row, SourceInfo};
 use geo::BoundingRect;
 use geo_types::{Geometry, Rect};
 use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{RTree, AABB};
 use std::collections::HashMap;
 use std::sync::Arc;
-
-pub type IndexEntry = GeomWithData<Rectangle<[f64; 2]>, usize>;
 
 /// One geometry layer with its R-tree of feature envelopes. Its features, index and id order
 /// are shared by its clones: a registry's snapshot is a copy of the catalog made after every
@@ -151,10 +150,6 @@ impl Layer {
 
 fn envelope(g: &Geometry<f64>) -> Option<Rectangle<[f64; 2]>> {
     g.bounding_rect().map(rectangle)
-}
-
-pub(crate) fn rectangle(r: Rect<f64>) -> Rectangle<[f64; 2]> {
-    Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y])
 }
 
 /// Feature positions sorted by id, then position (on every core).

@@ -7,7 +7,6 @@ use crate::catalog::{Catalog, Layer};
 use crate::config::Role;
 use crate::load::Feature;
 use crate::report::Report;
-use geo_types::Geometry;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -40,26 +39,12 @@ impl<'a> Presentation<'a> {
     /// source.
     pub fn derived_properties(&self, layer: &Layer, index: usize) -> Map<String, Value> {
         let f = &layer.features[index];
-        let mut props = Map::new();
-        // The id in the properties too: vector tiles carry no string feature ids.
-        if !f.properties.contains_key("id") {
-            props.insert("id".into(), Value::String(f.id.clone()));
-        }
+        let mut props = crate::layer_properties::derived_properties(self.catalog, layer, index);
         match layer.config.role {
-            Role::Flowlines | Role::Waterbodies => {
-                self.water_properties(layer, index, &mut props);
-            }
             Role::Sites => {
                 if let Some(r) = self.reports.get(&f.id) {
                     site_properties(f, r, &mut props);
                 }
-            }
-            // Street labels read one key, whatever the source calls its name column.
-            Role::Basemap => {
-                props.insert(
-                    "display_name".into(),
-                    Value::String(layer.name_of(f).unwrap_or_default()),
-                );
             }
             Role::Disturbance => {
                 let site = layer
@@ -74,82 +59,9 @@ impl<'a> Presentation<'a> {
                     props.insert("status_code".into(), json!(r.site.status()));
                 }
             }
-            Role::StormPipes | Role::StormStructures => {
-                self.storm_properties(layer, f, index, &mut props)
-            }
             _ => {}
         }
         props
-    }
-
-    /// A structure's kind, and a pipe's evidence and whether the water runs along its
-    /// digitised direction: a map draws flow arrows from these, never from vertex order,
-    /// which a city may have drawn against the flow.
-    fn storm_properties(
-        &self,
-        layer: &Layer,
-        f: &Feature,
-        index: usize,
-        props: &mut Map<String, Value>,
-    ) {
-        let Some(net) = self.catalog.storm.as_ref() else {
-            return;
-        };
-        let Some(li) = self
-            .catalog
-            .layers
-            .iter()
-            .position(|l| std::ptr::eq(l, layer))
-        else {
-            return;
-        };
-        if let Some(s) = net.structure_of(li, index) {
-            props.insert("kind".into(), Value::String(s.kind.as_str().into()));
-        }
-        let Some(p) = net.pipe_of(li, index) else {
-            return;
-        };
-        props.insert("evidence".into(), Value::String(p.evidence.as_str().into()));
-        let first = match &f.geometry {
-            Geometry::LineString(l) => l.0.first().copied(),
-            Geometry::MultiLineString(m) => m.0.first().and_then(|l| l.0.first().copied()),
-            _ => None,
-        };
-        let flow = match (p.evidence, first) {
-            (crate::storm::Evidence::Undecided, _) | (_, None) => "undecided",
-            (_, Some(c)) => {
-                let d = |n: usize| {
-                    let [x, y] = net.nodes[n].at;
-                    (x - c.x).hypot(y - c.y)
-                };
-                if d(p.from) <= d(p.to) {
-                    "along"
-                } else {
-                    "against"
-                }
-            }
-        };
-        props.insert("flow".into(), Value::String(flow.into()));
-    }
-
-    fn water_properties(&self, layer: &Layer, index: usize, props: &mut Map<String, Value>) {
-        if let Some(li) = self
-            .catalog
-            .layers
-            .iter()
-            .position(|l| std::ptr::eq(l, layer))
-        {
-            let hits = self.catalog.impairments_of_feature(li, index);
-            props.insert("impaired".into(), Value::Bool(!hits.is_empty()));
-            props.insert(
-                "causes".into(),
-                Value::String(crate::waters::all_causes_text(hits)),
-            );
-        }
-        props.insert(
-            "display_name".into(),
-            Value::String(layer.name_of(&layer.features[index]).unwrap_or_default()),
-        );
     }
 }
 

@@ -34,7 +34,7 @@ use geozero::mvt::{tile, Message, TagsBuilder, Tile, TileValue};
 use projection::lonlat_to_world;
 pub use projection::TileProjection;
 use serde_json::{Map, Value};
-pub use source::{collection_tile, unchanged_collections};
+pub use source::{collection_tile, unchanged_collections, SiteProperties};
 use std::f64::consts::PI;
 
 /// Tile coordinate space of every encoded layer (pixels per tile side).

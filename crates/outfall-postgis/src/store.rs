@@ -13,7 +13,7 @@
 
 use crate::listen::Listener;
 use crate::rows::{db_error, from_wkb, site_of, token_of, STYLE};
-use crate::tx::PgTx;
+use crate::tx::{read_guards, PgTx};
 use outfall_core::claims::Vocabulary;
 use outfall_core::error::{Error, Result};
 use outfall_core::record::{Inspection, InspectionQuery, Listing, RainfallDay};
@@ -21,7 +21,7 @@ use outfall_core::registry::guard::Guards;
 use outfall_core::registry::rows::{self, InspectionRow, TOKEN_SELECT};
 use outfall_core::registry::store::{Store, Tx};
 use outfall_core::registry::{migrate, AuditEntry, DisturbanceRecord, SiteRecord, TokenRecord};
-use postgres::{Client, GenericClient, NoTls, Row};
+use postgres::{Client, NoTls, Row};
 use std::sync::{Mutex, MutexGuard};
 
 /// The URL with any password replaced, so it can be shown and logged.
@@ -46,22 +46,6 @@ const SQL: migrate::StoreSql = migrate::StoreSql {
 
 /// The guards as they are now, `@schema@` standing for the registry's schema (`guard`).
 const GUARDS: &str = include_str!("postgis_guards.sql");
-
-/// The definitions of the guard triggers and functions named `names`: each trigger as
-/// PostgreSQL prints it with whether it is enabled, each function (every overload) whole.
-pub(crate) fn read_guards(
-    client: &mut impl GenericClient,
-    names: &[String],
-) -> std::result::Result<Guards, postgres::Error> {
-    let rows = client.query(
-        "SELECT t.tgname::text, pg_get_triggerdef(t.oid) || ' enabled=' || t.tgenabled::text \
-         FROM pg_trigger t WHERE NOT t.tgisinternal AND t.tgname = ANY($1) \
-         UNION ALL SELECT p.oid::regprocedure::text, pg_get_functiondef(p.oid) \
-         FROM pg_proc p WHERE p.proname = ANY($1)",
-        &[&names],
-    )?;
-    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
-}
 
 /// An audit row as `history` and `outside_edits` select it.
 fn audit_entry(r: &Row) -> AuditEntry {

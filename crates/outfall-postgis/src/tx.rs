@@ -5,13 +5,29 @@ use crate::rows::{db_error, site_of, to_wkb, token_of, STYLE};
 use outfall_core::error::{Error, Result};
 use outfall_core::record::{Inspection, RainfallDay};
 use outfall_core::registry::rows::{SiteRow, TOKEN_SELECT};
-use outfall_core::registry::store::{AuditRow, Tx};
+use outfall_core::registry::store::{AuditRow, Guards, Tx};
 use outfall_core::registry::{stored_geometry, DisturbanceRecord, SiteRecord, TokenRecord};
 use postgres::error::SqlState;
 use postgres::types::ToSql;
-use postgres::Transaction;
+use postgres::{GenericClient, Transaction};
 
 type Param<'a> = &'a (dyn ToSql + Sync);
+
+/// The definitions of the guard triggers and functions named `names`: each trigger as
+/// PostgreSQL prints it with whether it is enabled, each function (every overload) whole.
+pub(crate) fn read_guards(
+    client: &mut impl GenericClient,
+    names: &[String],
+) -> std::result::Result<Guards, postgres::Error> {
+    let rows = client.query(
+        "SELECT t.tgname::text, pg_get_triggerdef(t.oid) || ' enabled=' || t.tgenabled::text \
+         FROM pg_trigger t WHERE NOT t.tgisinternal AND t.tgname = ANY($1) \
+         UNION ALL SELECT p.oid::regprocedure::text, pg_get_functiondef(p.oid) \
+         FROM pg_proc p WHERE p.proname = ANY($1)",
+        &[&names],
+    )?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
 
 pub(crate) struct PgTx<'a, 'c> {
     tx: &'a mut Transaction<'c>,
@@ -216,8 +232,8 @@ impl Tx for PgTx<'_, '_> {
             .map_err(|e| db_error(self.label, e))
     }
 
-    fn guards(&mut self, names: &[String]) -> Result<outfall_core::registry::guard::Guards> {
-        crate::store::read_guards(&mut *self.tx, names).map_err(|e| db_error(self.label, e))
+    fn guards(&mut self, names: &[String]) -> Result<Guards> {
+        read_guards(&mut *self.tx, names).map_err(|e| db_error(self.label, e))
     }
 
     fn record_version(&mut self, version: i64, at: &str) -> Result<()> {

@@ -1,6 +1,7 @@
 //! The printable site report (one or two Letter pages): the findings with their clauses, an SVG inset map
 //! of the site and the start of its downstream path, and the data sources with hashes.
 
+use crate::html_text::{category_words, esc};
 use crate::state::AppState;
 use geo_types::{Coord, Geometry, LineString, Rect};
 use outfall_core::config::{Role, Rules};
@@ -8,13 +9,6 @@ use outfall_core::law::number_words;
 use outfall_core::measure::LocalFrame;
 use outfall_core::report::{trace_path, Conditions, Report};
 use std::fmt::Write;
-
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 fn yes_no(b: Option<bool>) -> &'static str {
     match b {
@@ -272,21 +266,6 @@ fn outfall_and_scale(svg: &mut String, inset: &Inset, r: &Report) {
         format!("{bar_m} m")
     };
     write!(svg, "<g font-size=\"10\" font-family=\"sans-serif\"><line x1=\"10\" y1=\"{y}\" x2=\"{x2:.1}\" y2=\"{y}\" stroke=\"#000\" stroke-width=\"2\"/><text x=\"10\" y=\"{ty}\">{bar_label}</text><text x=\"{nx}\" y=\"16\">N ↑</text></g></svg>", y = INSET_PX - 12.0, x2 = 10.0 + bar_m * inset.scale, ty = INSET_PX - 16.0, nx = INSET_PX - 30.0).ok();
-}
-
-/// The 303(d) / Integrated Report category in plain words (EPA's categories, used by NYSDEC).
-pub fn category_words(category: &str) -> &'static str {
-    match category.trim().to_ascii_lowercase().as_str() {
-        "5" => "impaired; a TMDL (pollution budget) is still needed",
-        "4a" => "impaired; a TMDL is in place",
-        "4b" => "impaired; other required controls are expected to fix it",
-        "4c" => "impaired by something that is not a pollutant (e.g. flow or habitat)",
-        "4" => "impaired; no TMDL needed or one is in place",
-        "3" => "not enough data to tell",
-        "2" => "some uses met, others not assessed",
-        "1" => "all uses met",
-        _ => "category as given by the list",
-    }
 }
 
 /// The listed waters the discharge reaches: PWL ID, 303(d) category and list year.

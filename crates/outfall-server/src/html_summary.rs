@@ -3,7 +3,7 @@
 //! (PWL ID, causes, category in words, list year) and the duties that follow. Each line is
 //! what the report says; an undecided value reads "needs data" with what is missing.
 
-use crate::html::{category_words, esc};
+use crate::html_text::{category_words, esc};
 use outfall_core::config::Rules;
 use outfall_core::law::RuleId;
 use outfall_core::report::{Finding, Report};

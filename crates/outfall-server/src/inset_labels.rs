@@ -2,7 +2,7 @@
 //! labelled once, at the middle of its longest piece inside the inset, so a reader can find
 //! the site on the ground.
 
-use crate::html::esc;
+use crate::html_text::esc;
 use geo::{Coord, CoordsIter, Geometry, Rect};
 use outfall_core::Role;
 use std::collections::HashMap;

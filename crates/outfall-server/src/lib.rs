@@ -11,6 +11,7 @@ mod geojson_write;
 mod health;
 mod html;
 mod html_summary;
+mod html_text;
 mod inset_labels;
 mod inspections;
 mod limits;
@@ -21,6 +22,7 @@ mod openapi;
 mod params;
 mod registry;
 mod serve;
+mod service;
 mod sewer;
 mod sites;
 mod state;
@@ -127,15 +129,15 @@ pub fn app(state: AppState) -> Router {
         .routes(routes!(registry::add_rainfall, registry::rainfall))
         .routes(routes!(registry::whoami))
         .routes(routes!(registry::submissions))
-        .routes(routes!(health::healthz))
-        .routes(routes!(health::readyz))
-        .routes(routes!(metrics::metrics))
+        .routes(routes!(service::healthz))
+        .routes(routes!(service::readyz))
+        .routes(routes!(service::metrics))
         .split_for_parts();
     let api = routes
         // Only routed requests are counted, under their pattern (`MatchedPath`).
         .route_layer(middleware::from_fn_with_state(
             served.clone(),
-            metrics::track,
+            service::track,
         ))
         // The same resource with a trailing slash, as some clients build the URL.
         .route("/collections/", get(features::collections))

@@ -4,12 +4,6 @@
 //! (`/sites/{id}`), never the raw path, so a client cannot make the series grow without end.
 
 use crate::error::{ApiError, ApiResult};
-use crate::params::{MetricsQuery, Params};
-use crate::state::AppState;
-use axum::extract::{MatchedPath, Request, State};
-use axum::http::header;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -17,7 +11,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 use std::sync::atomic::AtomicU64;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RouteLabels {
@@ -132,12 +126,25 @@ impl Metrics {
             .observe(took.as_secs_f64());
     }
 
+    /// Counts one answered request and its latency under its route's pattern.
+    pub(crate) fn observe_request(&self, method: String, route: String, status: String, took: f64) {
+        let key = RouteKey { method, route };
+        self.latency.get_or_create(&key).observe(took);
+        self.requests
+            .get_or_create(&RouteLabels {
+                method: key.method,
+                route: key.route,
+                status,
+            })
+            .inc();
+    }
+
     pub(crate) fn count_tile(&self, hit: bool) {
         let result = if hit { "hit" } else { "miss" }.to_string();
         self.tiles.get_or_create(&CacheLabels { result }).inc();
     }
 
-    fn encode(&self, generation: u64) -> ApiResult<String> {
+    pub(crate) fn encode(&self, generation: u64) -> ApiResult<String> {
         self.generation
             .set(i64::try_from(generation).unwrap_or(i64::MAX));
         let mut out = String::new();
@@ -145,63 +152,4 @@ impl Metrics {
             .map_err(|e| ApiError::Internal(format!("cannot write the metrics: {e}")))?;
         Ok(out)
     }
-}
-
-/// Runs one registry write and times it under `op`.
-pub(crate) async fn timed_write<T>(
-    st: &AppState,
-    op: &str,
-    write: impl std::future::Future<Output = ApiResult<T>>,
-) -> ApiResult<T> {
-    let started = Instant::now();
-    let out = write.await;
-    st.metrics.observe_write(op, started.elapsed());
-    out
-}
-
-/// Counts and times every routed request under its route's pattern.
-pub async fn track(State(st): State<AppState>, req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or("unmatched", |m| m.as_str())
-        .to_string();
-    let method = req.method().to_string();
-    let started = Instant::now();
-    let res = next.run(req).await;
-    let took = started.elapsed().as_secs_f64();
-    let status = res.status().as_u16().to_string();
-    let key = RouteKey { method, route };
-    st.metrics.latency.get_or_create(&key).observe(took);
-    st.metrics
-        .requests
-        .get_or_create(&RouteLabels {
-            method: key.method,
-            route: key.route,
-            status,
-        })
-        .inc();
-    res
-}
-
-/// `GET /metrics`: every metric in the Prometheus text format.
-#[utoipa::path(get, path = "/metrics", tag = "service",
-    responses((status = 200, description = "The metrics, Prometheus text format", content_type = "application/openmetrics-text")))]
-pub async fn metrics(State(st): State<AppState>, _: Params<MetricsQuery>) -> ApiResult<Response> {
-    let generation = st
-        .registry
-        .as_ref()
-        .map_or(0, |live| live.snapshot().generation);
-    let body = st.metrics.encode(generation)?;
-    Ok((
-        [
-            (
-                header::CONTENT_TYPE,
-                "application/openmetrics-text; version=1.0.0; charset=utf-8",
-            ),
-            (header::CACHE_CONTROL, "no-store"),
-        ],
-        body,
-    )
-        .into_response())
 }

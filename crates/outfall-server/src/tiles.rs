@@ -99,7 +99,8 @@ fn tile_response(tile: &CachedTile, headers: &HeaderMap) -> Response {
 
 /// Encodes a tile (CPU work: run on the blocking pool) and caches it, empty or not.
 fn encode_and_cache(st: &AppState, id: &str, tid: TileId, key: TileKey) -> CachedTile {
-    let tile = mvt::collection_tile(&st.presentation(), id, tid);
+    let p = st.presentation();
+    let tile = mvt::collection_tile(&st.catalog, &|l, i| p.served_properties(l, i), id, tid);
     if let Ok(mut c) = st.tile_cache.lock() {
         c.insert(key, tile.clone());
     }

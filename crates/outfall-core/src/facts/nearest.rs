@@ -256,7 +256,19 @@ impl RingIndex {
         by_box: &mut Vec<(f64, Coord<f64>)>,
         near: &mut Vec<Coord<f64>>,
     ) -> f64 {
-        // Touching or crossing boundaries, or one inside the other: 0, as geo's `intersects`.
+        if self.meets(polygons, t) {
+            return 0.0;
+        }
+        // Apart: the nearest pair of segments has an end point of one at its nearest to the
+        // other. Target vertices to the probe's segments, through the index, then the probe's
+        // vertices that can still beat that, to the target's segments.
+        let best = self.reach_from_target_vertices(t, seed, by_box);
+        self.reach_from_probe_vertices(t, best, near)
+    }
+
+    /// Whether the probe and the target meet (touching or crossing boundaries, or one inside
+    /// the other), as geo's `intersects`.
+    fn meets(&self, polygons: &[Polygon<f64>], t: &Target) -> bool {
         // Loops over each line's segments rather than one flattened iterator, which did not
         // compile to a plain loop and cost a twentieth of the check.
         let r = self.rect_m;
@@ -271,7 +283,7 @@ impl RingIndex {
                     continue;
                 }
                 if self.segments.any_meets(&seg) {
-                    return 0.0;
+                    return true;
                 }
             }
         }
@@ -280,16 +292,25 @@ impl RingIndex {
         let firsts = t.lines().filter_map(|l| l.first()).chain(t.points);
         for c in firsts {
             if self.clear_of_box2(*c) == 0.0 && polygons.iter().any(|p| p.intersects(c)) {
-                return 0.0;
+                return true;
             }
         }
         for first in polygons.iter().filter_map(|p| p.exterior().0.first()) {
             if t.polygons.iter().any(|p| p.intersects(first)) {
-                return 0.0;
+                return true;
             }
         }
-        // Apart: the nearest pair of segments has an end point of one at its nearest to the
-        // other. Target vertices to the probe's segments, through the index...
+        false
+    }
+
+    /// The least distance from a target vertex to the probe's segments, if below `seed`
+    /// (else `seed`): the first half of the nearest pair of segments of two shapes apart.
+    fn reach_from_target_vertices(
+        &self,
+        t: &Target,
+        seed: f64,
+        by_box: &mut Vec<(f64, Coord<f64>)>,
+    ) -> f64 {
         // Nearest the probe's box first: the first few set a best that the box distance of
         // the rest then beats, so most vertices are never measured against every segment
         // (that product was most of the anchors' check).
@@ -319,7 +340,17 @@ impl RingIndex {
             }
             best = self.segments.nearest_within(c, best);
         }
-        // ...then the probe's vertices that can still beat that, to the target's segments.
+        best
+    }
+
+    /// The least of `best` and the distances from the probe's vertices to the target's
+    /// segments: the second half of the nearest pair.
+    fn reach_from_probe_vertices(
+        &self,
+        t: &Target,
+        mut best: f64,
+        near: &mut Vec<Coord<f64>>,
+    ) -> f64 {
         let Some(bbox) = t.bbox else {
             return best;
         };

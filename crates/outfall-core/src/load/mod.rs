@@ -30,7 +30,8 @@ pub use upload::{read_upload, sniff_format, Upload, UploadFormat};
 use crate::attributes::Properties;
 use crate::config::LayerConfig;
 use crate::error::{Error, Result};
-use geo_types::Geometry;
+use geo_types::{Geometry, Rect};
+use rstar::primitives::{GeomWithData, Rectangle};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -102,9 +103,18 @@ pub struct LoadedLayer {
 #[derive(Debug, Clone, Default)]
 pub struct IndexHints {
     /// The R-tree's entries (each feature's bounding box and position), in any order.
-    pub entries: Option<Vec<crate::layer::IndexEntry>>,
+    pub entries: Option<Vec<IndexEntry>>,
     /// Feature positions sorted by (id, position): the layer's id order, as a reader knows it.
     pub by_id: Option<Vec<u32>>,
+}
+
+/// One R-tree entry of a layer: a feature's bounding box (lon/lat) and its position. Defined
+/// here, below the layer, because a reader may hand a layer its entries ready made.
+pub type IndexEntry = GeomWithData<Rectangle<[f64; 2]>, usize>;
+
+/// The R-tree rectangle of a lon/lat bounding box.
+pub(crate) fn rectangle(r: Rect<f64>) -> Rectangle<[f64; 2]> {
+    Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y])
 }
 
 /// A table row (CSV) for impaired lists published without geometry.

@@ -6,9 +6,9 @@
 use super::{properties_from_stored, Sidecar, ID_COLUMN, ORDER_COLUMN, PROPERTIES_COLUMN};
 use crate::attributes::Keys;
 use crate::error::{Error, Result};
-use crate::layer::IndexEntry;
 use crate::load::fgb as fgbread;
 use crate::load::Feature;
+use crate::load::IndexEntry;
 use flatgeobuf::ColumnType;
 use geo::CoordsIter;
 use geo_types::{Coord, Geometry, Rect};
@@ -52,23 +52,8 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
         )));
     }
     let len = usize::try_from(len).map_err(|_| damaged("too large for this machine".into()))?;
-    let mut head = vec![0; 12.min(len)];
-    read_at(&file, path, 0, &mut head)?;
-    let head_len = fgbread::header_bytes(&head).min(len);
-    head.resize(head_len, 0);
-    read_at(&file, path, 0, &mut head)?;
-    let (parsed, start, count) = fgbread::parse_header(&head, path, len).map_err(|e| match e {
-        Error::Format { reason, .. } => damaged(reason),
-        other => other,
-    })?;
-    check_columns(&parsed).map_err(damaged)?;
-    // Attributes find their values by binary search over the key list.
-    if !side.keys.windows(2).all(|w| w[0] < w[1]) {
-        return Err(damaged(
-            "the sidecar's attribute names are not sorted".into(),
-        ));
-    }
-    let keys: Keys = side.keys.iter().map(|k| k.as_str().into()).collect();
+    let (parsed, start, count) = read_header(&file, path, len)?;
+    let keys = read_keys(path, side)?;
     // Features are kept in file order and moved to their places at the end, and their
     // envelopes become index entries at once: at New York's scale a second copy of the layer
     // in slots was 0.7 GB of fresh pages, and fresh pages are most of a large start.
@@ -106,7 +91,7 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
                     )))
                 }
             }
-            entries.extend(r.map(|r| IndexEntry::new(crate::layer::rectangle(r), place)));
+            entries.extend(r.map(|r| IndexEntry::new(crate::load::rectangle(r), place)));
             features.push(f);
             places.push(place as u32);
         }
@@ -124,6 +109,39 @@ pub(super) fn read_decoded(path: &Path, file_len: u64, side: &Sidecar) -> Result
     // `count` distinct positions below `count`: a permutation.
     move_to_places(&mut features, &mut places);
     Ok((features, entries))
+}
+
+/// The prepared file's FlatGeobuf header (its columns checked): the parsed header, where
+/// the features start, and how many there are.
+fn read_header(
+    file: &File,
+    path: &Path,
+    len: usize,
+) -> Result<(fgbread::Parsed<'static>, usize, usize)> {
+    let damaged = |why: String| Error::format(path, format!("prepared cache is damaged: {why}"));
+    let mut head = vec![0; 12.min(len)];
+    read_at(file, path, 0, &mut head)?;
+    let head_len = fgbread::header_bytes(&head).min(len);
+    head.resize(head_len, 0);
+    read_at(file, path, 0, &mut head)?;
+    let (parsed, start, count) = fgbread::parse_header(&head, path, len).map_err(|e| match e {
+        Error::Format { reason, .. } => damaged(reason),
+        other => other,
+    })?;
+    check_columns(&parsed).map_err(damaged)?;
+    Ok((parsed, start, count))
+}
+
+/// The sidecar's attribute names as the features' keys.
+fn read_keys(path: &Path, side: &Sidecar) -> Result<Keys> {
+    // Attributes find their values by binary search over the key list.
+    if !side.keys.windows(2).all(|w| w[0] < w[1]) {
+        return Err(Error::format(
+            path,
+            "prepared cache is damaged: the sidecar's attribute names are not sorted",
+        ));
+    }
+    Ok(side.keys.iter().map(|k| k.as_str().into()).collect())
 }
 
 /// Moves `items[k]` to position `places[k]` for every k, in place (`places` is a

@@ -9,7 +9,9 @@
 //! cannot create a function, so no other connection (QGIS, sqlite3) has it, however it
 //! writes; a table row or a temporary table, which any connection can make, would not do.
 
-use super::gpkg_tx::{geometry_of, site_with_blob, with_geometry, Rows, STYLE};
+use super::gpkg_tx::{
+    geometry_of, read_guards, site_with_blob, token_row, with_geometry, Rows, STYLE,
+};
 use super::guard::Guards;
 use super::rows::{self, InspectionRow, TokenRow, TOKEN_SELECT};
 use super::store::{Store, Tx};
@@ -37,33 +39,6 @@ const GUARDS: &str = include_str!("gpkg_guards.sql");
 
 /// The function only the service's connection has: the guards stand aside for it.
 pub const WRITER_FUNCTION: &str = "outfall_service_writer";
-
-/// The definitions of the guards named `names`, as `sqlite_master` holds them (the text
-/// they were created with).
-pub(super) fn read_guards(conn: &Connection, names: &[String]) -> rusqlite::Result<Guards> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT name, type || ': ' || coalesce(sql, '') FROM sqlite_master \
-         WHERE type IN ('trigger', 'view')",
-    )?;
-    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))?;
-    let mut out = Guards::new();
-    for row in rows {
-        let (name, sql) = row?;
-        if names.contains(&name) {
-            out.insert(name, sql);
-        }
-    }
-    Ok(out)
-}
-
-/// A token row as `TOKEN_SELECT` reads it.
-pub(super) fn token_row(r: &rusqlite::Row) -> rusqlite::Result<TokenRow> {
-    Ok(TokenRow {
-        text: [r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?],
-        expires_at: r.get(5)?,
-        revoked: r.get(6)?,
-    })
-}
 
 /// An audit row as `history` and `outside_edits` select it.
 fn audit_entry(r: &rusqlite::Row) -> rusqlite::Result<AuditEntry> {

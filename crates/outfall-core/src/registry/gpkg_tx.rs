@@ -3,14 +3,14 @@
 //! IMMEDIATE transaction `GeoPackage` opens.
 
 use super::rows::{self, SiteRow, SqlStyle, TokenRow, TOKEN_SELECT};
-use super::store::{AuditRow, Tx};
+use super::store::{AuditRow, Guards, Tx};
 use super::{stored_geometry, DisturbanceRecord, SiteRecord, Stored, TokenRecord};
 use crate::error::{Error, Result};
 use crate::record::{Inspection, RainfallDay};
 use geo::BoundingRect;
 use geo_types::Geometry;
 use geozero::{CoordDimensions, ToWkb};
-use rusqlite::{params, OptionalExtension, ToSql, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, ToSql, Transaction};
 
 /// A geometry as a GeoPackage blob (header with SRS 4326 and the envelope, then WKB).
 fn to_blob(g: &Geometry<f64>) -> Result<Vec<u8>> {
@@ -49,6 +49,33 @@ pub(super) fn site_row(r: &rusqlite::Row) -> rusqlite::Result<SiteRow> {
         version: r.get(rows::VERSION_AT)?,
         retired: r.get(rows::RETIRED_AT)?,
         submitted_by: r.get(rows::SUBMITTED_BY_AT)?,
+    })
+}
+
+/// The definitions of the guards named `names`, as `sqlite_master` holds them (the text
+/// they were created with).
+pub(super) fn read_guards(conn: &Connection, names: &[String]) -> rusqlite::Result<Guards> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT name, type || ': ' || coalesce(sql, '') FROM sqlite_master \
+         WHERE type IN ('trigger', 'view')",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))?;
+    let mut out = Guards::new();
+    for row in rows {
+        let (name, sql) = row?;
+        if names.contains(&name) {
+            out.insert(name, sql);
+        }
+    }
+    Ok(out)
+}
+
+/// A token row as `TOKEN_SELECT` reads it.
+pub(super) fn token_row(r: &rusqlite::Row) -> rusqlite::Result<TokenRow> {
+    Ok(TokenRow {
+        text: [r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?],
+        expires_at: r.get(5)?,
+        revoked: r.get(6)?,
     })
 }
 
@@ -206,7 +233,7 @@ impl Tx for Rows<'_, '_> {
         let sql = format!("{TOKEN_SELECT} ORDER BY created_at, token_id");
         let mut stmt = self.0.prepare(&sql)?;
         let rows = stmt
-            .query_map([], super::gpkg::token_row)?
+            .query_map([], token_row)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         rows.into_iter().map(TokenRow::record).collect()
     }
@@ -260,8 +287,8 @@ impl Tx for Rows<'_, '_> {
         Ok(self.0.execute_batch(sql)?)
     }
 
-    fn guards(&mut self, names: &[String]) -> Result<super::guard::Guards> {
-        Ok(super::gpkg::read_guards(self.0, names)?)
+    fn guards(&mut self, names: &[String]) -> Result<Guards> {
+        Ok(read_guards(self.0, names)?)
     }
 
     fn record_version(&mut self, version: i64, at: &str) -> Result<()> {

@@ -10,13 +10,10 @@
 //! plain DML (QGIS, sqlite3, psql) is audited, and that the service's own marker, which
 //! makes them stand aside, cannot be imitated that way (see each store).
 
+pub use super::store::Guards;
 use super::store::{audit, Tx};
 use crate::error::Result;
 use serde_json::Value;
-use std::collections::BTreeMap;
-
-/// Each guard's definition as the store reports it, by name.
-pub type Guards = BTreeMap<String, String>;
 
 /// The action of a token change made outside the service and refused (the guards' SQL
 /// writes it).

@@ -3,10 +3,12 @@
 //! If-Match check, the change, the audit rows, the version) is written once, above these,
 //! in `versioned` and `migrate`, for every store.
 
-use super::guard::Guards;
 use super::{now_utc, AuditEntry, DisturbanceRecord, FieldChange, SiteRecord, TokenRecord};
 use crate::error::Result;
 use crate::record::{Inspection, InspectionQuery, Listing, RainfallDay};
+
+/// Each guard's definition as the store reports it, by name.
+pub type Guards = std::collections::BTreeMap<String, String>;
 
 /// A place the registry is kept (a GeoPackage file, a PostGIS database). Every `Store` is a
 /// `Registry` (see `versioned`).

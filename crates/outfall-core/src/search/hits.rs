@@ -2,9 +2,9 @@
 //! candidates looked up in the catalog's `SearchIndex`, each ranked as `rank` says, best
 //! first.
 
-use super::{key_rank, names_street, normalize, parcel_key, rank, Match};
 use crate::catalog::Catalog;
 use crate::layer::Layer;
+use crate::names::{key_rank, names_street, normalize, parcel_key, rank, Match};
 use crate::report::Report;
 use geo::BoundingRect;
 use serde::Serialize;
@@ -228,7 +228,7 @@ fn bbox_of(g: &geo_types::Geometry<f64>) -> Option<[f64; 4]> {
 mod tests {
     use super::*;
     use crate::config::Role;
-    use crate::search::parcel_rank;
+    use crate::names::parcel_rank;
     use serde_json::{json, Value};
 
     /// The search as it was before the index: every text of every water and parcel

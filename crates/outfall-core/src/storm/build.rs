@@ -3,14 +3,14 @@
 
 use super::direction::{by_inverts, Evidence};
 use super::junctions::{Junctions, Metres};
+use super::pipe_read::PipeRead;
 use super::{problems, Pipe, StormNetwork, Structure};
 use crate::config::{Role, StormConfig, StructureKind};
 use crate::error::{Error, Result};
 use crate::layer::Layer;
-use crate::load::Feature;
 use crate::measure::LocalFrame;
 use geo::BoundingRect;
-use geo_types::{Coord, Geometry, LineString};
+use geo_types::{Geometry, LineString};
 use rstar::primitives::GeomWithData;
 
 /// The storm network of the loaded layers, or None when no storm pipes are loaded.
@@ -82,41 +82,6 @@ pub fn build(layers: &[Layer]) -> Result<Option<StormNetwork>> {
     }
     net.problems = problems::find(&net, layers, &placed);
     Ok(Some(net))
-}
-
-/// A pipe's columns as read: ids and inverts with the sentinels taken out, and its ends.
-pub(super) struct PipeRead {
-    pub up_id: Option<String>,
-    pub down_id: Option<String>,
-    pub up_invert_m: Option<f64>,
-    pub down_invert_m: Option<f64>,
-    pub first: [f64; 2],
-    pub last: [f64; 2],
-}
-
-impl PipeRead {
-    fn of(cfg: &StormConfig, f: &Feature, line: &LineString<f64>) -> PipeRead {
-        let text = |field: &Option<String>| {
-            field
-                .as_deref()
-                .and_then(|c| f.properties.text(c))
-                .filter(|t| !cfg.is_missing(t))
-        };
-        let number = |field: &Option<String>| {
-            text(field)
-                .and_then(|t| t.trim().parse::<f64>().ok())
-                .filter(|x| x.is_finite())
-        };
-        let at = |c: Coord<f64>| [c.x, c.y];
-        PipeRead {
-            up_id: text(&cfg.up_id_field),
-            down_id: text(&cfg.down_id_field),
-            up_invert_m: number(&cfg.up_invert_field),
-            down_invert_m: number(&cfg.down_invert_field),
-            first: at(line.0[0]),
-            last: at(line.0[line.0.len() - 1]),
-        }
-    }
 }
 
 /// The pipe's upstream node, downstream node and the evidence that ordered them.

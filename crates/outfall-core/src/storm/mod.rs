@@ -9,6 +9,7 @@ mod build;
 mod direction;
 mod geojson;
 mod junctions;
+mod pipe_read;
 mod problems;
 mod search;
 mod trace;

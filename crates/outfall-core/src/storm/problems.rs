@@ -1,8 +1,8 @@
 //! What `outfall validate` says about a storm network: evidence that disagrees, cycles,
 //! dangling ends, structures on no pipe, and pipes nothing directs.
 
-use super::build::PipeRead;
 use super::direction::Evidence;
+use super::pipe_read::PipeRead;
 use super::StormNetwork;
 use crate::layer::Layer;
 use crate::load::LoadProblem;

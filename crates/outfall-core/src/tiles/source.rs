@@ -1,27 +1,45 @@
 //! The tile source: one collection's features in one tile, with the properties the other
-//! resources serve (`presentation`), read from the layer's R-tree.
+//! resources serve, read from the layer's R-tree. A layer that is not a site's own is
+//! presented from the catalog (`layer_properties`); the sites and their disturbance take
+//! their properties from the caller, who holds the reports.
 
 use super::cache::CachedTile;
 use super::{encode_indexed_layer, TileId, BUFFER_PX, EXTENT};
-use crate::catalog::Catalog;
-use crate::config::Role;
-use crate::presentation::Presentation;
+use crate::catalog::{Catalog, Layer};
+use crate::layer_properties::{reads_reports, served_properties};
 use geo_types::Rect;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::sync::Arc;
 
+/// A site layer's served properties of one feature (layer, feature index): what the
+/// caller, who holds the sites' reports, presents.
+pub type SiteProperties<'a> = &'a dyn Fn(&Layer, usize) -> Map<String, Value>;
+
 /// The encoded tile `tid` of collection `id`, empty (no bytes) when it holds no feature or
-/// the collection does not exist. CPU work: a server runs it off its async threads.
-pub fn collection_tile(p: &Presentation, id: &str, tid: TileId) -> CachedTile {
-    let Some(layer) = p.catalog.collection(id) else {
+/// the collection does not exist. `sites` gives the properties of the features of a layer
+/// that [`reads_reports`]. CPU work: a server runs it off its async threads.
+pub fn collection_tile(
+    catalog: &Catalog,
+    sites: SiteProperties,
+    id: &str,
+    tid: TileId,
+) -> CachedTile {
+    let Some(layer) = catalog.collection(id) else {
         return CachedTile::new(None);
     };
     let rect = tid.bounds_with_buffer_lonlat(BUFFER_PX, EXTENT);
     let hits: Vec<(usize, Rect<f64>)> = layer.query_envelopes(rect).collect();
+    let from_reports = reads_reports(layer.config.role);
     let props: Vec<Map<String, Value>> = hits
         .iter()
-        .map(|&(i, _)| p.served_properties(layer, i))
+        .map(|&(i, _)| {
+            if from_reports {
+                sites(layer, i)
+            } else {
+                served_properties(catalog, layer, i)
+            }
+        })
         .collect();
     let encoded = encode_indexed_layer(
         tid,
@@ -52,7 +70,7 @@ pub fn unchanged_collections<'a>(old: &Catalog, new: &'a Catalog) -> HashSet<&'a
     }
     new.layers
         .iter()
-        .filter(|l| !matches!(l.config.role, Role::Sites | Role::Disturbance))
+        .filter(|l| !reads_reports(l.config.role))
         .filter(|l| {
             old.collection(&l.collection_id)
                 .is_some_and(|o| Arc::ptr_eq(&o.features, &l.features))

@@ -225,6 +225,20 @@ impl Context<'_> {
     }
 }
 
+/// Each flowline feature's reach (`NO_REACH` for none), by layer then feature; a layer with
+/// no reach keeps an empty list. None past `u32::MAX` reaches.
+fn reach_of_feature(layers: &[Layer], refs: &[(usize, usize)]) -> Option<Vec<Vec<u32>>> {
+    let mut by_feature: Vec<Vec<u32>> = vec![Vec::new(); layers.len()];
+    for (r, &(li, fi)) in refs.iter().enumerate() {
+        let of_layer = &mut by_feature[li];
+        if of_layer.is_empty() {
+            of_layer.resize(layers[li].features.len(), NO_REACH);
+        }
+        of_layer[fi] = u32::try_from(r).ok()?;
+    }
+    Some(by_feature)
+}
+
 impl Hydro {
     /// Builds the network from every flowline layer, or None when there are none.
     pub fn build(
@@ -278,14 +292,7 @@ impl Hydro {
             impairments.push(r.impairments);
             segments.push(r.segment);
         }
-        let mut by_feature: Vec<Vec<u32>> = vec![Vec::new(); layers.len()];
-        for (r, &(li, fi)) in refs.iter().enumerate() {
-            let of_layer = &mut by_feature[li];
-            if of_layer.is_empty() {
-                of_layer.resize(layers[li].features.len(), NO_REACH);
-            }
-            of_layer[fi] = u32::try_from(r).ok()?;
-        }
+        let by_feature = reach_of_feature(layers, &refs)?;
         let assessments = segments
             .iter()
             .zip(&impairments)

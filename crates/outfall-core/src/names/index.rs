@@ -13,7 +13,7 @@ use std::hash::BuildHasher;
 /// The indexed features of some layers, numbered in layer order, then feature order: the
 /// order a scan of the layers would meet them in.
 #[derive(Debug, Default)]
-pub(super) struct Numbering {
+pub(crate) struct Numbering {
     /// (layer index in the catalog, number of its first feature).
     layers: Vec<(usize, u32)>,
 }
@@ -39,7 +39,7 @@ impl Numbering {
     }
 
     /// The (layer, feature) of an entry.
-    pub(super) fn locate(&self, entry: u32) -> (usize, usize) {
+    pub(crate) fn locate(&self, entry: u32) -> (usize, usize) {
         let at = self
             .layers
             .partition_point(|&(_, first)| first <= entry)
@@ -55,7 +55,7 @@ impl Numbering {
 /// ("\npart") or the words holding a part anywhere: a look at the vocabulary, not at
 /// every feature's text.
 #[derive(Debug, Default)]
-pub(super) struct Words {
+pub(crate) struct Words {
     text: String,
     /// Where word i starts in `text` (after its '\n'); one more at the end.
     starts: Vec<u32>,
@@ -217,7 +217,7 @@ impl Words {
 
     /// The entries whose texts may hold the normalized `query`, ascending: every entry
     /// that does, and maybe some that do not (the caller ranks each).
-    pub(super) fn candidates(&self, query: &str) -> Vec<u32> {
+    pub(crate) fn candidates(&self, query: &str) -> Vec<u32> {
         let parts: Vec<&str> = query.split(' ').filter(|p| !p.is_empty()).collect();
         let words: Vec<usize> = match parts.as_slice() {
             [] => Vec::new(),
@@ -274,17 +274,17 @@ fn key_order<'a, T: Sync>(entries: &[(u32, T)], id_of: impl Fn(&T) -> &'a str + 
 /// The parcels and waters of a catalog as `/search` looks them up.
 #[derive(Debug, Default)]
 pub struct SearchIndex {
-    pub(super) parcels: Numbering,
+    pub(crate) parcels: Numbering,
     /// Words of each parcel's id and name (its address).
-    pub(super) parcel_words: Words,
+    pub(crate) parcel_words: Words,
     /// Parcels whose id is a tax map number, in the order of its numbers (`parcel_key`),
     /// which a lookup computes again for the few it compares.
-    pub(super) parcel_keys: Vec<u32>,
-    pub(super) waters: Numbering,
+    pub(crate) parcel_keys: Vec<u32>,
+    pub(crate) waters: Numbering,
     /// Words of each water's name.
-    pub(super) water_words: Words,
+    pub(crate) water_words: Words,
     /// Waters by their normalized PWL id (the layer's join field), sorted.
-    pub(super) water_ids: Vec<(String, u32)>,
+    pub(crate) water_ids: Vec<(String, u32)>,
 }
 
 impl SearchIndex {
@@ -333,7 +333,7 @@ impl SearchIndex {
 
     /// Parcels whose id's numbers are `key` or start with it ("55-1" holds "55-1-7"),
     /// ascending; `key_of` gives an entry's key.
-    pub(super) fn parcels_by_key(
+    pub(crate) fn parcels_by_key(
         &self,
         key: &str,
         key_of: impl Fn(u32) -> Option<String>,
@@ -354,7 +354,7 @@ impl SearchIndex {
     }
 
     /// Waters whose PWL id is the normalized `query`, ascending.
-    pub(super) fn waters_by_id(&self, query: &str) -> Vec<u32> {
+    pub(crate) fn waters_by_id(&self, query: &str) -> Vec<u32> {
         let ids = &self.water_ids;
         let lo = ids.partition_point(|(id, _)| id.as_str() < query);
         let mut out: Vec<u32> = ids[lo..]
