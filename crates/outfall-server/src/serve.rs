@@ -201,11 +201,16 @@ pub async fn serve(
         });
     }
     drop(listener);
+    let_finish(graceful, opts.shutdown_grace).await;
+    Ok(())
+}
+
+/// Waits for the open connections to finish, for at most `grace`.
+async fn let_finish(graceful: GracefulShutdown, grace: Duration) {
     tokio::select! {
         _ = graceful.shutdown() => {}
-        _ = tokio::time::sleep(opts.shutdown_grace) => {
+        _ = tokio::time::sleep(grace) => {
             tracing::warn!("connections still open after the shutdown grace period");
         }
     }
-    Ok(())
 }
