@@ -4,6 +4,7 @@
 
 use super::declare::{FieldType, FlatShape, Get, Name, Outcomes};
 use super::legacy;
+use super::read::{claim, decision_of, text};
 use super::types::{
     ApprovingBody, Coded, Decision, ExemptionClaim, LandUse, LandUseStatement, SiteStatus, Stated,
     SwpppApproval,
@@ -17,11 +18,6 @@ use geo_types::Point;
 use serde::ser::SerializeMap;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-
-/// A field's value as text: trimmed, blank as absent.
-pub(super) fn text(get: Get, at: &str) -> Option<String> {
-    get(at).as_ref().and_then(value_text)
-}
 
 impl FieldType for Option<String> {
     fn read(at: &'static str, get: Get, _: &Vocabulary, _: &mut Vec<String>) -> Self {
@@ -282,17 +278,6 @@ impl FieldType for LandUseStatement {
     }
 }
 
-/// The decision words of the approval vocabulary; "none" means no approval is recorded.
-pub(super) fn decision_of(words: &Vocabulary, word: &str) -> Option<Option<Decision>> {
-    Some(match lookup(&words.approval, word)? {
-        "approved" => Some(Decision::Approved),
-        "denied" => Some(Decision::Denied),
-        "pending" => Some(Decision::Pending),
-        "withdrawn" => Some(Decision::Withdrawn),
-        _ => None,
-    })
-}
-
 /// The object `{decision, date, reference, body}` under `at`, else the flat `swppp_*`
 /// columns, else the old `approved_swppp` text.
 impl FieldType for Stated<SwpppApproval> {
@@ -385,44 +370,6 @@ fn typed_approval(
         body,
         source: at.to_string(),
     })
-}
-
-/// The (5) letter a claim names: the letter in any of its written forms ("c", "(c)", "5c",
-/// "(5)(c)", "§230-20 D(5)(c)"), or a whole phrase of the exemption vocabulary.
-pub fn code_of(claim: &str, words: &Vocabulary) -> Option<char> {
-    let n = normalize(claim);
-    let bare = n.strip_prefix("230 20 d ").unwrap_or(&n);
-    let bare = bare
-        .strip_prefix("5 ")
-        .or_else(|| bare.strip_prefix('5'))
-        .unwrap_or(bare);
-    if bare.len() == 1 {
-        return bare.chars().next().filter(|c| ('a'..='k').contains(c));
-    }
-    lookup(&words.exemption, claim).and_then(|c| c.chars().next())
-}
-
-/// A claim as stated, with its (5) letter when a written form or a vocabulary word names one.
-pub(super) fn claim(
-    stated: String,
-    evidence: Evidence,
-    verified: (Option<String>, Option<NaiveDate>),
-    words: &Vocabulary,
-    problems: &mut Vec<String>,
-) -> ExemptionClaim {
-    let code = code_of(&stated, words);
-    if code.is_none() {
-        problems.push(format!(
-            "exemption '{stated}' names none of the exemptions (5)(a)-(k); write the letter or a word of [vocabulary.exemption]"
-        ));
-    }
-    ExemptionClaim {
-        stated,
-        code,
-        evidence,
-        verified_by: verified.0,
-        verified_on: verified.1,
-    }
 }
 
 /// The list of claims under `at`, each `{code, <evidence>, verified_by, verified_on}` or a

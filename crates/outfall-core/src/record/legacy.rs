@@ -5,7 +5,7 @@
 //! converted only where the conversion is certain.
 
 use super::declare::{FlatShape, Get, Name};
-use super::fields::{claim, decision_of, text};
+use super::read::{claim, decision_of, text};
 use super::types::{Decision, ExemptionClaim, Stated, SwpppApproval};
 use super::Evidence;
 use crate::load::{split_list, value_text};
@@ -14,9 +14,7 @@ use crate::vocabulary::site::Vocabulary;
 use chrono::NaiveDate;
 use serde_json::{Map, Value};
 
-/// The older land-use flags; also the names of the outcomes the report shows.
-pub const SINGLE_FAMILY: &str = "single_family";
-pub const AGRICULTURAL: &str = "agricultural";
+pub use super::types::{AGRICULTURAL, SINGLE_FAMILY};
 /// The old free-text approval ("the approval's date or reference").
 pub const APPROVAL_TEXT: &str = "approved_swppp";
 /// The old free-text list of claimed exemptions; also the report's list of claims as written.

@@ -7,13 +7,15 @@ mod declare;
 mod edges;
 mod fields;
 mod legacy;
+mod read;
 mod site;
 mod types;
 
 pub use declare::{
     problems_in_order, Field, FieldType, FlatShape, Get, May, Name, Outcomes, ReportAs, Store,
 };
-pub use fields::{code_of, Code};
+pub use fields::Code;
+pub use read::code_of;
 pub use site::{Evidence, EvidenceFields, Site, SiteFields, EVIDENCE, SITE};
 pub use types::{
     ApprovingBody, Coded, Decision, ExemptionClaim, LandUse, LandUseStatement, SiteStatus, Sourced,

@@ -9,6 +9,11 @@ use crate::vocabulary::site::{APPROVAL_CODES, STATUS_CODES};
 use chrono::NaiveDate;
 use serde::Serialize;
 
+/// The older land-use flags; also the names of the outcomes the report shows.
+pub const SINGLE_FAMILY: &str = "single_family";
+/// The older agricultural flag (see [`SINGLE_FAMILY`]).
+pub const AGRICULTURAL: &str = "agricultural";
+
 /// A fact of the record: known, not recorded, or recorded in words no vocabulary knows.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -251,8 +256,8 @@ impl LandUseStatement {
                 single_family,
                 agricultural,
             } => (
-                said(*single_family, super::legacy::SINGLE_FAMILY),
-                said(*agricultural, super::legacy::AGRICULTURAL),
+                said(*single_family, SINGLE_FAMILY),
+                said(*agricultural, AGRICULTURAL),
             ),
         }
     }
