@@ -119,7 +119,7 @@ pub fn check_text(field: &str, text: &str) -> Result<()> {
 }
 
 /// An inspection as every writer stores it: its days in range, its texts within their caps.
-pub fn check_inspection(i: &crate::record::Inspection) -> Result<()> {
+pub fn check_inspection(i: &crate::logbook::Inspection) -> Result<()> {
     check_day("inspection: date", i.date)?;
     if let Some(due) = i.corrective_due {
         check_day("inspection: corrective_due", due)?;
@@ -131,7 +131,7 @@ pub fn check_inspection(i: &crate::record::Inspection) -> Result<()> {
 }
 
 /// A day of rain as every writer stores it: its day in range, its source within its cap.
-pub fn check_rainfall(day: &crate::record::RainfallDay) -> Result<()> {
+pub fn check_rainfall(day: &crate::logbook::RainfallDay) -> Result<()> {
     check_day("rainfall: date", day.date)?;
     check_text("rainfall: source", &day.source)
 }

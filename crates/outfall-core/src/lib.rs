@@ -40,6 +40,8 @@ pub mod layer;
 pub mod layer_properties;
 /// Reading layers from the formats a town publishes into checked WGS84 features.
 pub mod load;
+/// What the town records over time beside each site: inspections and rainfall.
+pub mod logbook;
 /// Metric measurements on lon/lat data at a site's scale (a local frame in metres).
 pub mod measure;
 /// Matching typed text against names and addresses, and the index of them built at load.
@@ -52,7 +54,7 @@ pub mod period;
 pub mod prepared;
 /// How each layer is presented to a client, with the sites' reports laid over.
 pub mod presentation;
-/// What the town records about its sites over time (inspections, rainfall).
+/// The site record: one typed value, declared once, built at each edge.
 pub mod record;
 /// The site registry: the town's live record of sites, polygons, inspections and tokens.
 pub mod registry;

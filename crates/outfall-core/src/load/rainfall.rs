@@ -8,7 +8,7 @@
 use super::{LoadProblem, SourceInfo};
 use crate::config::LayerConfig;
 use crate::error::{Error, Result};
-use crate::record::RainfallDay;
+use crate::logbook::RainfallDay;
 use chrono::NaiveDate;
 use serde::Serialize;
 use std::collections::BTreeMap;
